@@ -1,0 +1,13 @@
+// GPU registration for a build without the cuSOLVER backend: explains why there are no GPU rows.
+#include "registry.hpp"
+
+namespace solvebench::bench {
+
+gpu_registration register_gpu_benchmarks(const options&) {
+  return {false,
+          "this build has no CUDA backend (configured with SOLVE_BENCH_CUDA=OFF, or AUTO found no CUDA "
+          "toolchain); rebuild with -DSOLVE_BENCH_CUDA=ON on a machine with nvcc",
+          {}};
+}
+
+}  // namespace solvebench::bench

@@ -1,0 +1,94 @@
+// solve_bench: registers the rows of every backend this build has, runs them, and exits
+// non-zero when any row failed (0 ok, 1 a row failed, 2 bad flags).
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "harness.hpp"
+#include "options.hpp"
+#include "registry.hpp"
+#include "solvebench/config.hpp"
+#include "solvebench/lapack.hpp"
+
+namespace sb = solvebench;
+namespace bench = solvebench::bench;
+
+namespace {
+
+std::string join(const std::vector<std::int64_t>& v) {
+  std::string s;
+  for (auto x : v) s += (s.empty() ? "" : ",") + std::to_string(x);
+  return s;
+}
+
+std::string rows_log_path(const bench::options& opt) {
+  if (!opt.rows_out.empty()) return opt.rows_out;
+  if (opt.benchmark_out.empty()) return "";
+  std::string base = opt.benchmark_out;
+  if (base.size() > 5 && base.compare(base.size() - 5, 5, ".json") == 0) base.resize(base.size() - 5);
+  return base + ".rows.jsonl";
+}
+
+void add_context(const bench::options& opt, const bench::gpu_registration& gpu) {
+  const auto blas = sb::lapack::blas_runtime_info();
+  benchmark::AddCustomContext("solve_bench_version", SOLVE_BENCH_VERSION);
+  benchmark::AddCustomContext("solve_bench_build_type", SOLVE_BENCH_BUILD_TYPE);
+  benchmark::AddCustomContext("blas_config", blas.blas_config);
+  benchmark::AddCustomContext("blas_core", blas.blas_core);
+  benchmark::AddCustomContext("blas_threads", std::to_string(blas.blas_threads));
+  benchmark::AddCustomContext("lapack_library", blas.lapack_library);
+  benchmark::AddCustomContext("seed", std::to_string(opt.seed));
+  benchmark::AddCustomContext("matrix_kind_lu", opt.kind ? sb::to_string(*opt.kind) : "uniform");
+  benchmark::AddCustomContext("matrix_kind_cholesky", opt.kind ? sb::to_string(*opt.kind) : "spd");
+  benchmark::AddCustomContext("cpu_sizes", join(bench::cpu_sizes(opt)));
+  benchmark::AddCustomContext("gpu_rows", gpu.registered ? "registered" : "absent: " + gpu.reason);
+  if (gpu.registered) benchmark::AddCustomContext("gpu_sizes", join(bench::gpu_sizes(opt)));
+  for (const auto& [key, value] : gpu.context) benchmark::AddCustomContext(key, value);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+      std::cout << bench::usage_text();
+      return 0;
+    }
+  std::vector<std::string> gb_flags;  // Initialize consumes these; we need two of them
+  for (int i = 1; i < argc; ++i)
+    if (std::strncmp(argv[i], "--benchmark_", 12) == 0) gb_flags.emplace_back(argv[i]);
+
+  benchmark::Initialize(&argc, argv);
+  bench::options opt;
+  try {
+    opt = bench::parse_options(argc, argv, gb_flags);
+  } catch (const bench::usage_error& e) {
+    std::cerr << "solve_bench: " << e.what() << "\n\n" << bench::usage_text();
+    return 2;
+  }
+
+  bench::register_cpu_benchmarks(opt);
+  const bench::gpu_registration gpu = bench::register_gpu_benchmarks(opt);
+  if (!gpu.registered) std::cerr << "solve_bench: GPU rows not registered: " << gpu.reason << "\n";
+  add_context(opt, gpu);
+
+  try {
+    bench::row_log_reporter reporter(bench::make_display_reporter(opt.display_format), rows_log_path(opt));
+    benchmark::RunSpecifiedBenchmarks(&reporter);
+  } catch (const std::exception& e) {
+    std::cerr << "solve_bench: " << e.what() << "\n";
+    return 2;
+  }
+  bench::fixtures().clear();
+  benchmark::Shutdown();
+
+  const auto& failed = bench::failed_rows();
+  if (failed.empty()) return 0;
+  std::cerr << "solve_bench: " << failed.size() << " row(s) failed:\n";
+  for (const auto& f : failed) std::cerr << "  " << f << "\n";
+  return 1;
+}

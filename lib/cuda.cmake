@@ -1,0 +1,1 @@
+# cuSOLVER backend sources (added with the GPU backend).

@@ -1,0 +1,51 @@
+// CPU backend: column-major LAPACKE (over OpenBLAS) for s/d gesv, posv and their halves.
+//
+// Every call checks its sizes, and turns LAPACK's info into typed errors (errors.hpp).
+// Nothing here allocates: pivots and matrices are sized by the caller, once, outside
+// any timed region. LAPACKE's own NaN scan of the inputs is switched off (it is an
+// O(n^2) pass inside the timed call that numpy/SciPy do not pay); callers that want it
+// check inputs once with require_finite().
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "solvebench/matrix.hpp"
+
+namespace solvebench::lapack {
+
+using index_t = std::int32_t;  // lapack_int of the LP64 LAPACKE that Debian and Ubuntu ship
+
+// Largest n the LP64 interface can index.
+inline constexpr std::int64_t max_n = 2147483647;
+
+template <class T> void gesv(host_matrix<T>& a, std::vector<index_t>& ipiv, host_matrix<T>& b);
+template <class T> void getrf(host_matrix<T>& a, std::vector<index_t>& ipiv);
+template <class T> void getrs(const host_matrix<T>& lu, const std::vector<index_t>& ipiv, host_matrix<T>& b);
+// Cholesky, lower triangle (A = L L^T); the upper triangle is not referenced.
+template <class T> void posv(host_matrix<T>& a, host_matrix<T>& b);
+template <class T> void potrf(host_matrix<T>& a);
+template <class T> void potrs(const host_matrix<T>& l, host_matrix<T>& b);
+// C = A B (BLAS ?gemm): the ceiling each solve is held against.
+template <class T> void gemm(const host_matrix<T>& a, const host_matrix<T>& b, host_matrix<T>& c);
+// Mixed precision: fp32 factorization, fp64 iterative refinement (LAPACKE_dsgesv).
+// Returns LAPACK's iter: > 0 refinement steps taken, < 0 fell back to a fp64 factorization.
+struct dsgesv_result {
+  index_t iterations;
+};
+dsgesv_result dsgesv(host_matrix<double>& a, std::vector<index_t>& ipiv, const host_matrix<double>& b,
+                     host_matrix<double>& x);
+
+// What the BLAS underneath reports about itself, for the run's context.
+struct runtime_info {
+  std::string blas_config;    // openblas_get_config()
+  std::string blas_core;      // openblas_get_corename()
+  int blas_threads = 0;       // openblas_get_num_threads()
+  std::string lapack_library; // the shared object that provides dgesv_
+};
+runtime_info blas_runtime_info();
+void set_blas_threads(int threads);
+int blas_threads();
+
+}  // namespace solvebench::lapack

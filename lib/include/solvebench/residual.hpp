@@ -1,0 +1,38 @@
+// The HPL scaled residual ||Ax - b||_inf / (eps (||A||_inf ||x||_inf + ||b||_inf) n), in double.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "solvebench/matrix.hpp"
+
+namespace solvebench {
+
+// A solve passes when its scaled residual is below this (HPL's threshold).
+inline constexpr double residual_threshold = 16.0;
+
+// eps of the working precision: the unit roundoff, as LAPACK's ?lamch('E') and HPL use
+// (2^-53 for double, 2^-24 for float).
+template <class T>
+constexpr double unit_roundoff() {
+  return static_cast<double>(std::numeric_limits<T>::epsilon()) / 2.0;
+}
+
+// From the four norms; NaN or Inf anywhere gives +Inf, which fails the check.
+double hpl_scaled_residual(double r_norm, double a_norm, double x_norm, double b_norm, std::int64_t n,
+                           double eps);
+
+// Worst column of B - A X, with A the original (unfactored) matrix. Accumulated in double.
+template <class T>
+double hpl_scaled_residual(const host_matrix<T>& a, const host_matrix<T>& x, const host_matrix<T>& b);
+
+// Freivalds-style check of C = A B: ||C v - A (B v)||_inf / (eps ||A||_inf ||B||_inf ||v||_inf n)
+// for a fixed random v; O(n^2) and below 16 for a correct product.
+template <class T>
+double gemm_scaled_residual(const host_matrix<T>& a, const host_matrix<T>& b, const host_matrix<T>& c);
+
+// Throws residual_check_failed unless resid < residual_threshold (so NaN fails too).
+void check_residual(const std::string& what, double resid);
+
+}  // namespace solvebench

@@ -1,0 +1,49 @@
+// Host side of the deterministic generators.
+#include "solvebench/generate.hpp"
+
+#include "solvebench/errors.hpp"
+
+namespace solvebench {
+
+const char* to_string(matrix_kind kind) noexcept {
+  switch (kind) {
+    case matrix_kind::uniform: return "uniform";
+    case matrix_kind::diagdom: return "diagdom";
+    case matrix_kind::spd: return "spd";
+    case matrix_kind::singular: return "singular";
+  }
+  return "?";
+}
+
+matrix_kind parse_matrix_kind(const std::string& text) {
+  for (auto k : {matrix_kind::uniform, matrix_kind::diagdom, matrix_kind::spd, matrix_kind::singular})
+    if (text == to_string(k)) return k;
+  throw invalid_argument("unknown matrix kind '" + text + "' (expected uniform, diagdom, spd or singular)");
+}
+
+template <class T>
+host_matrix<T> generate_matrix(matrix_kind kind, std::int64_t n, std::uint64_t seed) {
+  host_matrix<T> a(n, n);
+  const std::uint64_t key = rng::matrix_key(seed);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t j = 0; j < n; ++j)
+    for (std::int64_t i = 0; i < n; ++i) a(i, j) = static_cast<T>(matrix_entry(kind, key, n, i, j));
+  return a;
+}
+
+template <class T>
+host_matrix<T> generate_rhs(std::int64_t n, std::int64_t nrhs, std::uint64_t seed) {
+  host_matrix<T> b(n, nrhs);
+  const std::uint64_t key = rng::rhs_key(seed);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t j = 0; j < nrhs; ++j)
+    for (std::int64_t i = 0; i < n; ++i) b(i, j) = static_cast<T>(rhs_entry(key, n, i, j));
+  return b;
+}
+
+template host_matrix<float> generate_matrix(matrix_kind, std::int64_t, std::uint64_t);
+template host_matrix<double> generate_matrix(matrix_kind, std::int64_t, std::uint64_t);
+template host_matrix<float> generate_rhs(std::int64_t, std::int64_t, std::uint64_t);
+template host_matrix<double> generate_rhs(std::int64_t, std::int64_t, std::uint64_t);
+
+}  // namespace solvebench

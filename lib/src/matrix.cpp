@@ -1,0 +1,63 @@
+// host_matrix<T> and input validation.
+#include "solvebench/matrix.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include <unistd.h>
+
+#include "solvebench/errors.hpp"
+
+namespace solvebench {
+
+template <class T>
+host_matrix<T>::host_matrix(std::int64_t rows, std::int64_t cols)
+    : rows_(rows), cols_(cols) {
+  if (rows <= 0 || cols <= 0)
+    throw invalid_argument("matrix dimensions must be positive, got " + std::to_string(rows) + " x " +
+                           std::to_string(cols));
+  data_.resize(static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols));
+}
+
+template <class T>
+void host_matrix<T>::assign(const host_matrix& other) {
+  if (other.rows_ != rows_ || other.cols_ != cols_)
+    throw invalid_argument("host_matrix::assign: shape mismatch");
+  std::copy(other.data_.begin(), other.data_.end(), data_.begin());
+}
+
+std::uint64_t host_memory_available_bytes() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string line;
+  while (std::getline(meminfo, line)) {
+    std::istringstream fields(line);
+    std::string key;
+    std::uint64_t kib = 0;
+    if (fields >> key >> kib && key == "MemAvailable:") return kib * 1024;
+  }
+  const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page) : 0;
+}
+
+void require_host_memory(std::uint64_t needed_bytes) {
+  const std::uint64_t available = host_memory_available_bytes();
+  if (available != 0 && needed_bytes > available) throw out_of_memory("host", needed_bytes, available);
+}
+
+template <class T>
+void require_finite(const std::string& name, const host_matrix<T>& m) {
+  const T* p = m.data();
+  const auto it = std::find_if(p, p + m.size(), [](T v) { return !std::isfinite(v); });
+  if (it == p + m.size()) return;
+  const auto k = static_cast<std::int64_t>(it - p);
+  throw non_finite_input(name, k % m.rows(), k / m.rows(), static_cast<double>(*it));
+}
+
+template class host_matrix<float>;
+template class host_matrix<double>;
+template void require_finite(const std::string&, const host_matrix<float>&);
+template void require_finite(const std::string&, const host_matrix<double>&);
+
+}  // namespace solvebench

@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""Smoke runs of the solve_bench binary whose output is checked, not just the exit code.
+
+usage: bench_smoke.py CASE SOLVE_BENCH WORKDIR
+  run       tiny CPU sweep: exit 0, every expected row, counters, resid < 16, context, rows log
+  singular  a singular matrix: named error per row, other rows still run, exit 1
+  usage     bad flags and environment values: message naming the problem, exit 2
+"""
+import json
+import os
+import subprocess
+import sys
+
+THRESHOLD = 16.0
+OPS_RHS = ["gesv", "posv", "getrs", "potrs"]
+OPS_NO_RHS = ["getrf", "potrf", "gemm"]
+CONTEXT_KEYS = ["blas_config", "blas_core", "blas_threads", "lapack_library", "solve_bench_build_type",
+                "seed", "matrix_kind_lu", "matrix_kind_cholesky", "gpu_rows", "library_build_type"]
+
+
+def fail(msg):
+    print("FAIL:", msg)
+    sys.exit(1)
+
+
+def run(exe, args, env=None):
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    p = subprocess.run([exe] + args, capture_output=True, text=True, env=full_env, timeout=600)
+    print("$", exe, " ".join(args), "->", p.returncode)
+    return p
+
+
+def load_rows_log(path):
+    rows, context = [], None
+    with open(path) as f:
+        for line in f:
+            doc = json.loads(line)
+            context = context or doc.get("context")
+            rows.extend(doc["benchmarks"])
+    return context, rows
+
+
+def case_run(exe, work):
+    out = os.path.join(work, "run.json")
+    sizes = [16, 33]
+    p = run(exe, ["--sizes=16,33", "--nrhs=1,2", "--benchmark_min_time=0.001",
+                  "--benchmark_out=" + out, "--benchmark_out_format=json"])
+    print(p.stderr[-2000:])
+    if p.returncode != 0:
+        fail("exit status %d" % p.returncode)
+    doc = json.load(open(out))
+    names = {b["name"]: b for b in doc["benchmarks"]}
+    expected = []
+    for prec in "ds":
+        for op in OPS_RHS:
+            expected += ["CPU/%s%s/n:%d/nrhs:%d/manual_time" % (prec, op, n, k) for n in sizes for k in (1, 2)]
+        for op in OPS_NO_RHS:
+            expected += ["CPU/%s%s/n:%d/manual_time" % (prec, op, n) for n in sizes]
+    missing = [e for e in expected if e not in names]
+    if missing:
+        fail("missing rows: %s" % missing)
+    for name in expected:
+        b = names[name]
+        if b.get("error_occurred"):
+            fail("%s: %s" % (name, b.get("error_message")))
+        for key in ("GFLOP/s", "resid", "n"):
+            if key not in b:
+                fail("%s has no counter %s" % (name, key))
+        if not (0 <= b["resid"] < THRESHOLD):
+            fail("%s: resid %r" % (name, b["resid"]))
+        if not b["GFLOP/s"] > 0:
+            fail("%s: GFLOP/s %r" % (name, b["GFLOP/s"]))
+        if b["n"] != int(name.split("/n:")[1].split("/")[0]):
+            fail("%s: counter n = %r" % (name, b["n"]))
+    for key in CONTEXT_KEYS:
+        if key not in doc["context"]:
+            fail("context lacks %s" % key)
+    if "OpenBLAS" not in doc["context"]["blas_config"]:
+        fail("blas_config does not name OpenBLAS: %r" % doc["context"]["blas_config"])
+    gpu = doc["context"]["gpu_rows"]
+    if gpu.startswith("absent") and "GPU rows not registered" not in p.stderr:
+        fail("GPU rows absent but no line says why")
+    ctx, logged = load_rows_log(os.path.join(work, "run.rows.jsonl"))
+    if ctx is None or "blas_config" not in ctx:
+        fail("rows log has no context line")
+    logged_names = {b["name"] for b in logged}
+    if not set(expected) <= logged_names:
+        fail("rows log lacks %s" % sorted(set(expected) - logged_names))
+    print("ok: %d rows, all resid < 16" % len(expected))
+
+
+def case_singular(exe, work):
+    out = os.path.join(work, "singular.json")
+    p = run(exe, ["--sizes=40", "--kind=singular", "--precisions=d", "--benchmark_min_time=0.001",
+                  "--benchmark_filter=CPU/d(gesv|getrf|gemm)", "--benchmark_out=" + out])
+    print(p.stdout[-1500:], p.stderr[-1500:])
+    if p.returncode != 1:
+        fail("expected exit 1, got %d" % p.returncode)
+    doc = json.load(open(out))
+    rows = {b["name"]: b for b in doc["benchmarks"]}
+    for name in ("CPU/dgesv/n:40/nrhs:1/manual_time", "CPU/dgetrf/n:40/manual_time"):
+        b = rows.get(name)
+        if not b or not b.get("error_occurred"):
+            fail("%s should have failed" % name)
+        if "singular matrix" not in b["error_message"] or "pivot 21" not in b["error_message"]:
+            fail("%s: error does not name the singular pivot: %r" % (name, b["error_message"]))
+        if "singular matrix" not in p.stderr:
+            fail("stderr summary does not name the error")
+    gemm = rows.get("CPU/dgemm/n:40/manual_time")
+    if not gemm or gemm.get("error_occurred") or not gemm["resid"] < THRESHOLD:
+        fail("the other rows must still run and pass: %r" % gemm)
+    print("ok: singular rows named their pivot, gemm still ran, exit 1")
+
+
+def case_usage(exe, work):
+    cases = [
+        (["--sizes=0"], {}, "must be at least 1"),
+        (["--sizes=12x"], {}, "'12x' is not an integer"),
+        (["--sizes=99999999999"], {}, "too large"),
+        (["--nrhs=-2"], {}, "must be at least 1"),
+        (["--kind=hilbert"], {}, "unknown matrix kind 'hilbert'"),
+        (["--precisions=q"], {}, "'q' is not a precision"),
+        (["--frobnicate"], {}, "unknown argument '--frobnicate'"),
+        ([], {"SOLVE_BENCH_SIZES": "abc"}, "SOLVE_BENCH_SIZES: 'abc' is not an integer"),
+        ([], {"SOLVE_BENCH_KIND": "x"}, "SOLVE_BENCH_KIND"),
+    ]
+    for args, env, needle in cases:
+        p = run(exe, args + ["--benchmark_filter=none"], env)
+        if p.returncode != 2:
+            fail("%s %s: expected exit 2, got %d" % (args, env, p.returncode))
+        if needle not in p.stderr or "usage: solve_bench" not in p.stderr:
+            fail("%s %s: stderr lacks %r:\n%s" % (args, env, needle, p.stderr))
+    p = run(exe, ["--help"])
+    if p.returncode != 0 or "--sizes" not in p.stdout:
+        fail("--help")
+    print("ok: %d bad inputs rejected with exit 2" % len(cases))
+
+
+def main():
+    if len(sys.argv) != 4:
+        print(__doc__)
+        sys.exit(2)
+    case, exe, work = sys.argv[1:]
+    os.makedirs(work, exist_ok=True)
+    {"run": case_run, "singular": case_singular, "usage": case_usage}[case](exe, work)
+
+
+if __name__ == "__main__":
+    main()

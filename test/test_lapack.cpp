@@ -1,0 +1,230 @@
+// CPU backend: exact small systems, random systems of odd sizes, and every error path.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include "solvebench/errors.hpp"
+#include "solvebench/generate.hpp"
+#include "solvebench/lapack.hpp"
+#include "solvebench/residual.hpp"
+
+namespace sb = solvebench;
+namespace lapack = solvebench::lapack;
+
+namespace {
+
+template <class T>
+sb::host_matrix<T> from_rows(std::initializer_list<std::initializer_list<double>> rows) {
+  const auto m = static_cast<std::int64_t>(rows.size()), n = static_cast<std::int64_t>(rows.begin()->size());
+  sb::host_matrix<T> a(m, n);
+  std::int64_t i = 0;
+  for (const auto& r : rows) {
+    std::int64_t j = 0;
+    for (double v : r) a(i, j++) = static_cast<T>(v);
+    ++i;
+  }
+  return a;
+}
+
+std::vector<lapack::index_t> pivots(std::int64_t n) { return std::vector<lapack::index_t>(static_cast<std::size_t>(n)); }
+
+}  // namespace
+
+template <class T>
+class Lapack : public ::testing::Test {};
+using Precisions = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(Lapack, Precisions);
+
+TYPED_TEST(Lapack, GesvSolvesAnExactSystemExactly) {
+  // P A = L U with L = [1 0; 1/2 1], U = [4 1; 0 1/2]: every step is exact in binary.
+  auto a = from_rows<TypeParam>({{2, 1}, {4, 1}});
+  auto b = from_rows<TypeParam>({{5}, {7}});
+  auto ipiv = pivots(2);
+  lapack::gesv(a, ipiv, b);
+  EXPECT_EQ(b(0, 0), TypeParam(1));
+  EXPECT_EQ(b(1, 0), TypeParam(3));
+  EXPECT_EQ(ipiv[0], 2) << "the larger first-column entry (row 2) is the pivot";
+}
+
+TYPED_TEST(Lapack, PosvSolvesAnExactSystemExactly) {
+  auto a = from_rows<TypeParam>({{4, 2}, {2, 5}});  // L = [2 0; 1 2]
+  auto b = from_rows<TypeParam>({{8}, {12}});
+  lapack::posv(a, b);
+  EXPECT_EQ(b(0, 0), TypeParam(1));
+  EXPECT_EQ(b(1, 0), TypeParam(2));
+  EXPECT_EQ(a(0, 0), TypeParam(2));
+  EXPECT_EQ(a(1, 0), TypeParam(1));
+  EXPECT_EQ(a(1, 1), TypeParam(2));
+}
+
+class LapackRandom : public ::testing::TestWithParam<std::int64_t> {};
+
+template <class T>
+void random_systems(std::int64_t n) {
+  const std::int64_t nrhs = 3;
+  const auto a0 = sb::generate_matrix<T>(sb::matrix_kind::uniform, n, 100 + static_cast<std::uint64_t>(n));
+  const auto s0 = sb::generate_matrix<T>(sb::matrix_kind::spd, n, 200 + static_cast<std::uint64_t>(n));
+  const auto b0 = sb::generate_rhs<T>(n, nrhs, 300);
+
+  auto a = a0;
+  auto x = b0;
+  auto ipiv = pivots(n);
+  lapack::gesv(a, ipiv, x);
+  EXPECT_LT(sb::hpl_scaled_residual(a0, x, b0), sb::residual_threshold) << "gesv n=" << n;
+
+  auto lu = a0;
+  auto y = b0;
+  lapack::getrf(lu, ipiv);
+  lapack::getrs(lu, ipiv, y);
+  EXPECT_LT(sb::hpl_scaled_residual(a0, y, b0), sb::residual_threshold) << "getrf+getrs n=" << n;
+  // gesv is getrf + getrs; OpenBLAS may block them differently, so agree to cond * eps.
+  const double tol = std::is_same_v<T, float> ? 1e-3 : 1e-10;
+  for (std::int64_t j = 0; j < nrhs; ++j)
+    for (std::int64_t i = 0; i < n; ++i)
+      EXPECT_NEAR(static_cast<double>(x(i, j)), static_cast<double>(y(i, j)),
+                  tol * (1 + std::fabs(static_cast<double>(x(i, j)))));
+
+  auto c = s0;
+  auto z = b0;
+  lapack::posv(c, z);
+  EXPECT_LT(sb::hpl_scaled_residual(s0, z, b0), sb::residual_threshold) << "posv n=" << n;
+
+  auto l = s0;
+  auto w = b0;
+  lapack::potrf(l);
+  lapack::potrs(l, w);
+  EXPECT_LT(sb::hpl_scaled_residual(s0, w, b0), sb::residual_threshold) << "potrf+potrs n=" << n;
+}
+
+TEST_P(LapackRandom, DoubleSystemsPassTheResidualCheck) { random_systems<double>(GetParam()); }
+TEST_P(LapackRandom, FloatSystemsPassTheResidualCheck) { random_systems<float>(GetParam()); }
+INSTANTIATE_TEST_SUITE_P(OddSizes, LapackRandom, ::testing::Values(1, 2, 3, 17, 101, 255, 257));
+
+TYPED_TEST(Lapack, GemmMatchesANaiveProductAndPassesItsCheck) {
+  const std::int64_t n = 45;
+  const auto a = sb::generate_matrix<TypeParam>(sb::matrix_kind::uniform, n, 1);
+  const auto b = sb::generate_matrix<TypeParam>(sb::matrix_kind::uniform, n, 2);
+  sb::host_matrix<TypeParam> c(n, n);
+  lapack::gemm(a, b, c);
+  for (std::int64_t i = 0; i < n; i += 7)
+    for (std::int64_t j = 0; j < n; j += 5) {
+      double s = 0;
+      for (std::int64_t k = 0; k < n; ++k) s += static_cast<double>(a(i, k)) * static_cast<double>(b(k, j));
+      EXPECT_NEAR(static_cast<double>(c(i, j)), s, 1e-4 * s);
+    }
+  EXPECT_LT(sb::gemm_scaled_residual(a, b, c), sb::residual_threshold);
+  c(3, 4) += TypeParam(1);  // ~10% of the entry
+  EXPECT_GT(sb::gemm_scaled_residual(a, b, c), sb::residual_threshold) << "a wrong entry must fail the check";
+}
+
+TEST(LapackErrors, SingularMatrixNamesThePivot) {
+  auto a = sb::generate_matrix<double>(sb::matrix_kind::singular, 300, 1);  // zero column 150
+  auto b = sb::generate_rhs<double>(300, 1, 1);
+  auto ipiv = pivots(300);
+  try {
+    lapack::gesv(a, ipiv, b);
+    FAIL() << "expected singular_matrix";
+  } catch (const sb::singular_matrix& e) {
+    EXPECT_EQ(e.pivot(), 151);
+    EXPECT_NE(std::string(e.what()).find("singular matrix"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("151"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("LAPACKE_dgesv"), std::string::npos);
+  }
+  auto f = sb::generate_matrix<float>(sb::matrix_kind::singular, 7, 1);
+  auto fp = pivots(7);
+  try {
+    lapack::getrf(f, fp);
+    FAIL() << "expected singular_matrix";
+  } catch (const sb::singular_matrix& e) {
+    EXPECT_EQ(e.pivot(), 4);
+  }
+}
+
+TEST(LapackErrors, NotPositiveDefiniteNamesTheMinor) {
+  auto a = sb::generate_matrix<double>(sb::matrix_kind::spd, 300, 1);
+  a(200, 200) = -1.0;  // leading minors 1..200 stay SPD; minor 201 is not
+  auto b = sb::generate_rhs<double>(300, 1, 1);
+  try {
+    lapack::posv(a, b);
+    FAIL() << "expected not_positive_definite";
+  } catch (const sb::not_positive_definite& e) {
+    EXPECT_EQ(e.minor_order(), 201);
+    EXPECT_NE(std::string(e.what()).find("not positive definite"), std::string::npos);
+  }
+  auto d = from_rows<float>({{1, 0, 0}, {0, -1, 0}, {0, 0, 1}});
+  try {
+    lapack::potrf(d);
+    FAIL() << "expected not_positive_definite";
+  } catch (const sb::not_positive_definite& e) {
+    EXPECT_EQ(e.minor_order(), 2);
+  }
+}
+
+TEST(LapackErrors, BadShapesAreRejectedBeforeLapackSeesThem) {
+  sb::host_matrix<double> rect(3, 4), sq(3, 3), b4(4, 1), b3(3, 1);
+  auto ipiv3 = pivots(3), ipiv2 = pivots(2);
+  EXPECT_THROW(lapack::gesv(rect, ipiv3, b3), sb::invalid_argument);
+  EXPECT_THROW(lapack::gesv(sq, ipiv3, b4), sb::invalid_argument);
+  EXPECT_THROW(lapack::gesv(sq, ipiv2, b3), sb::invalid_argument);
+  EXPECT_THROW(lapack::potrf(rect), sb::invalid_argument);
+  EXPECT_THROW(sb::host_matrix<double>(0, 3), sb::invalid_argument);
+  EXPECT_THROW(sb::host_matrix<double>(-1, -1), sb::invalid_argument);
+}
+
+TEST(LapackErrors, SizesOutsideTheIndexTypeAreRejected) {
+  EXPECT_EQ(sb::checked_size("n", 4096, lapack::max_n), 4096);
+  EXPECT_THROW(sb::checked_size("n", 0, lapack::max_n), sb::invalid_argument);
+  EXPECT_THROW(sb::checked_size("n", -5, lapack::max_n), sb::invalid_argument);
+  try {
+    sb::checked_size("n", std::int64_t{1} << 31, lapack::max_n);
+    FAIL() << "expected invalid_argument";
+  } catch (const sb::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("overflows"), std::string::npos);
+  }
+}
+
+TEST(LapackErrors, InfoBelowZeroIsAnInvalidArgument) {
+  try {
+    sb::throw_on_info("LAPACKE_dgesv", -4, sb::factorization::lu);
+    FAIL();
+  } catch (const sb::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("argument 4"), std::string::npos);
+  }
+  EXPECT_NO_THROW(sb::throw_on_info("x", 0, sb::factorization::cholesky));
+}
+
+TEST(LapackErrors, NanInputIsCaughtByTheResidualCheck) {
+  auto a0 = sb::generate_matrix<double>(sb::matrix_kind::diagdom, 50, 1);
+  a0(10, 20) = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_THROW(sb::require_finite("A", a0), sb::non_finite_input);
+  auto a = a0;
+  const auto b0 = sb::generate_rhs<double>(50, 1, 1);
+  auto x = b0;
+  auto ipiv = pivots(50);
+  lapack::gesv(a, ipiv, x);  // LAPACK itself does not notice
+  const double r = sb::hpl_scaled_residual(a0, x, b0);
+  EXPECT_FALSE(r < sb::residual_threshold);
+  EXPECT_THROW(sb::check_residual("dgesv", r), sb::residual_check_failed);
+}
+
+TEST(LapackMixed, DsgesvReachesDoubleAccuracyWithFewIterations) {
+  const std::int64_t n = 300;
+  const auto a0 = sb::generate_matrix<double>(sb::matrix_kind::diagdom, n, 4);
+  const auto b = sb::generate_rhs<double>(n, 2, 4);
+  auto a = a0;
+  sb::host_matrix<double> x(n, 2);
+  auto ipiv = pivots(n);
+  const auto r = lapack::dsgesv(a, ipiv, b, x);
+  EXPECT_GT(r.iterations, 0) << "a well-conditioned system converges without falling back";
+  EXPECT_LE(r.iterations, 5);
+  EXPECT_LT(sb::hpl_scaled_residual(a0, x, b), sb::residual_threshold);
+}
+
+TEST(LapackInfo, ReportsOpenBlas) {
+  const auto info = lapack::blas_runtime_info();
+  EXPECT_NE(info.blas_config.find("OpenBLAS"), std::string::npos) << info.blas_config;
+  EXPECT_GE(info.blas_threads, 1);
+  EXPECT_FALSE(info.lapack_library.empty());
+}
