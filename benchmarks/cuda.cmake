@@ -1,2 +1,2 @@
-# GPU rows (added with the GPU backend); until then the stub explains their absence.
-target_sources(solve_bench PRIVATE gpu_stub.cpp)
+# GPU rows: one source per family, plus the shared context and registration.
+target_sources(solve_bench PRIVATE gpu_registry.cpp gpu_solve.cpp)

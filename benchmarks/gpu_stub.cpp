@@ -10,4 +10,6 @@ gpu_registration register_gpu_benchmarks(const options&) {
           {}};
 }
 
+void release_gpu() {}
+
 }  // namespace solvebench::bench

@@ -18,6 +18,10 @@ std::vector<std::string>& failure_list() {
   static std::vector<std::string> list;
   return list;
 }
+std::vector<std::string>& skipped_list() {
+  static std::vector<std::string> list;
+  return list;
+}
 }  // namespace
 
 void fail_row(benchmark::State& state, const std::string& row, const std::string& message) {
@@ -26,6 +30,13 @@ void fail_row(benchmark::State& state, const std::string& row, const std::string
 }
 
 const std::vector<std::string>& failed_rows() { return failure_list(); }
+
+void skip_row(benchmark::State& state, const std::string& row, const std::string& message) {
+  state.SkipWithError(("skipped: " + message).c_str());
+  skipped_list().push_back(row + ": " + message);
+}
+
+const std::vector<std::string>& skipped_rows() { return skipped_list(); }
 
 row_log_reporter::row_log_reporter(std::unique_ptr<benchmark::BenchmarkReporter> display,
                                    const std::string& log_path)

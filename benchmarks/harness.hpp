@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "solvebench/errors.hpp"
+
 namespace solvebench::bench {
 
 // Keeps one row's problem (matrices, device buffers, factors, warm handles) alive across
@@ -41,16 +43,10 @@ fixture_cache& fixtures();
 void fail_row(benchmark::State& state, const std::string& row, const std::string& message);
 const std::vector<std::string>& failed_rows();
 
-// A row that could not be measured for a reason outside our control (it does not fit in
-// device memory): reported like a failure in the JSON, but it does not fail the run.
-class row_skipped : public std::exception {
- public:
-  explicit row_skipped(std::string why) : why_(std::move(why)) {}
-  const char* what() const noexcept override { return why_.c_str(); }
-
- private:
-  std::string why_;
-};
+// A row that does not fit in host or device memory (out_of_memory) is skipped, with what
+// it needed and what was free: an error row in the JSON, but not a failure of the run.
+void skip_row(benchmark::State& state, const std::string& row, const std::string& message);
+const std::vector<std::string>& skipped_rows();
 
 inline double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -61,8 +57,9 @@ inline double seconds_since(std::chrono::steady_clock::time_point t0) {
 //   double check();                  HPL scaled residual of the last timed result; throws if it fails
 //   double flops() const;            LAWN 41 count of one timed call
 //   void add_counters(benchmark::State&) const;  row-specific counters (may be empty)
+// Returns false when the row failed or was skipped.
 template <class Fixture, class Make>
-void run_row(benchmark::State& state, const std::string& row, Make&& make) {
+bool run_row(benchmark::State& state, const std::string& row, Make&& make) {
   try {
     Fixture& f = fixtures().get<Fixture>(row, std::forward<Make>(make));
     for (auto _ : state) state.SetIterationTime(f.run_once());
@@ -70,13 +67,18 @@ void run_row(benchmark::State& state, const std::string& row, Make&& make) {
     state.counters["GFLOP/s"] = benchmark::Counter(f.flops() / 1e9, benchmark::Counter::kIsIterationInvariantRate);
     state.counters["resid"] = resid;
     f.add_counters(state);
-  } catch (const row_skipped& e) {
+    return true;
+  } catch (const out_of_memory& e) {
     fixtures().clear();
-    state.SkipWithError(("skipped: " + std::string(e.what())).c_str());
+    skip_row(state, row, e.what());
+  } catch (const std::bad_alloc&) {
+    fixtures().clear();
+    skip_row(state, row, "not enough host memory: allocation failed");
   } catch (const std::exception& e) {
     fixtures().clear();
     fail_row(state, row, e.what());
   }
+  return false;
 }
 
 // Display reporter that also appends every finished row, flushed, to a JSON-lines file:

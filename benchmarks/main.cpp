@@ -84,8 +84,14 @@ int main(int argc, char** argv) {
     return 2;
   }
   bench::fixtures().clear();
+  bench::release_gpu();
   benchmark::Shutdown();
 
+  const auto& skipped = bench::skipped_rows();
+  if (!skipped.empty()) {
+    std::cerr << "solve_bench: " << skipped.size() << " row(s) skipped:\n";
+    for (const auto& s : skipped) std::cerr << "  " << s << "\n";
+  }
   const auto& failed = bench::failed_rows();
   if (failed.empty()) return 0;
   std::cerr << "solve_bench: " << failed.size() << " row(s) failed:\n";

@@ -62,6 +62,12 @@ const setting settings[] = {
        for (const auto& p : o.precisions)
          if (p != "d" && p != "s") throw usage_error(w + ": '" + p + "' is not a precision (expected d, s or d,s)");
      }},
+    {"--cusolver_api", "SOLVE_BENCH_CUSOLVER_API",
+     [](options& o, const std::string& w, const std::string& v) {
+       if (v != "generic64" && v != "legacy32")
+         throw usage_error(w + ": '" + v + "' is not a cuSOLVER API (expected generic64 or legacy32)");
+       o.cusolver_api = v;
+     }},
     {"--rows_out", "SOLVE_BENCH_ROWS_OUT",
      [](options& o, const std::string& w, const std::string& v) {
        if (v.empty()) throw usage_error(w + ": empty path");
@@ -129,6 +135,8 @@ solve_bench flags (each also read from the environment variable in brackets; fla
   --kind=KIND            matrix kind for every row: uniform, diagdom, spd, singular
                          [SOLVE_BENCH_KIND] (default: uniform for LU/GEMM, spd for Cholesky)
   --seed=S               generator seed, recorded in the JSON context [SOLVE_BENCH_SEED]
+  --cusolver_api=API     generic64 (cusolverDnX*, 64-bit, default) or legacy32
+                         (cusolverDn?getrf...) for the GPU rows [SOLVE_BENCH_CUSOLVER_API]
   --rows_out=PATH        JSON-lines log of finished rows [SOLVE_BENCH_ROWS_OUT]
                          (default: next to --benchmark_out, X.json -> X.rows.jsonl)
 

@@ -26,6 +26,7 @@ struct options {
   std::string benchmark_out;                // copy of --benchmark_out, to place the rows log
   std::string display_format = "console";   // copy of --benchmark_format
   std::vector<std::string> precisions{"d", "s"};
+  std::string cusolver_api = "generic64";   // or legacy32
 };
 
 // Reads SOLVE_BENCH_* variables, then the flags left in argv after benchmark::Initialize.

@@ -18,5 +18,7 @@ struct gpu_registration {
   std::vector<std::pair<std::string, std::string>> context;
 };
 gpu_registration register_gpu_benchmarks(const options& opt);
+// Releases the GPU context and handles (before the CUDA runtime shuts down).
+void release_gpu();
 
 }  // namespace solvebench::bench

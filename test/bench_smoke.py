@@ -81,6 +81,24 @@ def case_run(exe, work):
     gpu = doc["context"]["gpu_rows"]
     if gpu.startswith("absent") and "GPU rows not registered" not in p.stderr:
         fail("GPU rows absent but no line says why")
+    if gpu == "registered":
+        # Every CPU row has its GPU twin, plus the transfer-inclusive gesv/posv rows.
+        twins = [e.replace("CPU/", "GPU/", 1) for e in expected]
+        for backend in ("GPU-pinned", "GPU-pageable"):
+            twins += ["%s/%s%s/n:%d/nrhs:%d/manual_time" % (backend, p_, op, n, k)
+                      for p_ in "ds" for op in ("gesv", "posv") for n in sizes for k in (1, 2)]
+        missing = [t for t in twins if t not in names]
+        if missing:
+            fail("missing GPU rows: %s" % missing)
+        for t in twins:
+            b = names[t]
+            if b.get("error_occurred") or not (0 <= b.get("resid", 99) < THRESHOLD):
+                fail("%s: %s resid=%r" % (t, b.get("error_message"), b.get("resid")))
+        for key in ("gpu_name", "gpu_sm_count", "cuda_driver_version", "cuda_runtime_version", "cusolver_version",
+                    "gpu_compute_capability"):
+            if key not in doc["context"]:
+                fail("context lacks %s" % key)
+        expected += twins
     ctx, logged = load_rows_log(os.path.join(work, "run.rows.jsonl"))
     if ctx is None or "blas_config" not in ctx:
         fail("rows log has no context line")

@@ -53,15 +53,6 @@ std::vector<double> column(const host_matrix<T>& m, std::int64_t j) {
 
 }  // namespace
 
-double hpl_scaled_residual(double r_norm, double a_norm, double x_norm, double b_norm, std::int64_t n,
-                           double eps) {
-  if (!std::isfinite(r_norm) || !std::isfinite(a_norm) || !std::isfinite(x_norm) || !std::isfinite(b_norm))
-    return std::numeric_limits<double>::infinity();
-  const double denom = eps * (a_norm * x_norm + b_norm) * static_cast<double>(n);
-  if (denom == 0.0) return r_norm == 0.0 ? 0.0 : std::numeric_limits<double>::infinity();
-  return r_norm / denom;
-}
-
 template <class T>
 double hpl_scaled_residual(const host_matrix<T>& a, const host_matrix<T>& x, const host_matrix<T>& b) {
   if (a.rows() != a.cols() || x.rows() != a.cols() || b.rows() != a.rows() || x.cols() != b.cols())

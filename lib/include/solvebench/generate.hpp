@@ -26,13 +26,8 @@
 #include <cstdint>
 #include <string>
 
+#include "solvebench/host_device.hpp"
 #include "solvebench/matrix.hpp"
-
-#if defined(__CUDACC__)
-#define SB_HOST_DEVICE __host__ __device__
-#else
-#define SB_HOST_DEVICE
-#endif
 
 namespace solvebench {
 
@@ -58,8 +53,8 @@ SB_HOST_DEVICE inline double uniform01(std::uint64_t key, std::uint64_t index) {
   return static_cast<double>(z >> 11) * 0x1.0p-53;
 }
 
-inline std::uint64_t matrix_key(std::uint64_t seed) { return mix64(seed ^ 0x4d415452495841ULL); }  // "MATRIXA"
-inline std::uint64_t rhs_key(std::uint64_t seed) { return mix64(seed ^ 0x5248534252485342ULL); }    // "RHSBRHSB"
+SB_HOST_DEVICE inline std::uint64_t matrix_key(std::uint64_t seed) { return mix64(seed ^ 0x4d415452495841ULL); }
+SB_HOST_DEVICE inline std::uint64_t rhs_key(std::uint64_t seed) { return mix64(seed ^ 0x5248534252485342ULL); }
 
 }  // namespace rng
 

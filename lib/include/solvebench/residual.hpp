@@ -5,6 +5,7 @@
 #include <limits>
 #include <string>
 
+#include "solvebench/host_device.hpp"
 #include "solvebench/matrix.hpp"
 
 namespace solvebench {
@@ -19,9 +20,17 @@ constexpr double unit_roundoff() {
   return static_cast<double>(std::numeric_limits<T>::epsilon()) / 2.0;
 }
 
-// From the four norms; NaN or Inf anywhere gives +Inf, which fails the check.
-double hpl_scaled_residual(double r_norm, double a_norm, double x_norm, double b_norm, std::int64_t n,
-                           double eps);
+// From the four norms; NaN or Inf anywhere gives +Inf, which fails the check. Written
+// without <cmath> so that device code computes it the same way.
+SB_HOST_DEVICE inline double hpl_scaled_residual(double r_norm, double a_norm, double x_norm, double b_norm,
+                                                 std::int64_t n, double eps) {
+  const double inf = __builtin_huge_val();
+  const double all = r_norm + a_norm + x_norm + b_norm;  // NaN or Inf if any of them is
+  if (!(all - all == 0.0)) return inf;
+  const double denom = eps * (a_norm * x_norm + b_norm) * static_cast<double>(n);
+  if (denom == 0.0) return r_norm == 0.0 ? 0.0 : inf;
+  return r_norm / denom;
+}
 
 // Worst column of B - A X, with A the original (unfactored) matrix. Accumulated in double.
 template <class T>

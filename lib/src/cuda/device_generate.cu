@@ -1,0 +1,91 @@
+// Device-side generators: one thread per entry, the same entry functions as the host.
+#include "solvebench/cuda_errors.hpp"
+#include "solvebench/device_generate.hpp"
+
+namespace solvebench::cuda {
+namespace {
+
+constexpr int threads = 256;
+constexpr std::int64_t max_grid_y = 65535;
+
+unsigned grid_for(std::int64_t count) { return static_cast<unsigned>((count + threads - 1) / threads); }
+
+template <class T>
+__global__ void matrix_columns_kernel(T* a, std::int64_t lda, matrix_kind kind, std::uint64_t key, std::int64_t n,
+                                      std::int64_t first_col, std::int64_t cols) {
+  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  for (std::int64_t c = blockIdx.y; c < cols; c += gridDim.y)
+    a[c * lda + i] = static_cast<T>(matrix_entry(kind, key, n, i, first_col + c));
+}
+
+template <class T>
+__global__ void rhs_kernel(T* b, std::int64_t n, std::int64_t nrhs, std::uint64_t key) {
+  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  for (std::int64_t c = blockIdx.y; c < nrhs; c += gridDim.y) b[c * n + i] = static_cast<T>(rhs_entry(key, n, i, c));
+}
+
+// One grid row per system: entries k = j*n + i of system s with seed + s.
+template <class T>
+__global__ void matrix_batch_kernel(T* a, matrix_kind kind, std::int64_t n, std::int64_t count, std::uint64_t seed) {
+  const std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (k >= n * n) return;
+  for (std::int64_t s = blockIdx.y; s < count; s += gridDim.y)
+    a[s * n * n + k] = static_cast<T>(matrix_entry(kind, rng::matrix_key(seed + static_cast<std::uint64_t>(s)), n,
+                                                   k % n, k / n));
+}
+
+template <class T>
+__global__ void rhs_batch_kernel(T* b, std::int64_t n, std::int64_t count, std::uint64_t seed) {
+  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  for (std::int64_t s = blockIdx.y; s < count; s += gridDim.y)
+    b[s * n + i] = static_cast<T>(rhs_entry(rng::rhs_key(seed + static_cast<std::uint64_t>(s)), n, i, 0));
+}
+
+dim3 grid2d(std::int64_t x_count, std::int64_t y_count) {
+  return dim3(grid_for(x_count), static_cast<unsigned>(y_count < max_grid_y ? y_count : max_grid_y));
+}
+
+}  // namespace
+
+template <class T>
+void generate_matrix_columns(T* a, std::int64_t lda, matrix_kind kind, std::uint64_t seed, std::int64_t n,
+                             std::int64_t first_col, std::int64_t cols, cudaStream_t stream) {
+  if (cols <= 0) return;
+  matrix_columns_kernel<<<grid2d(n, cols), threads, 0, stream>>>(a, lda, kind, rng::matrix_key(seed), n, first_col,
+                                                                  cols);
+  SB_CUDA_CHECK(cudaGetLastError());
+}
+
+template <class T>
+void generate_rhs(T* b, std::int64_t n, std::int64_t nrhs, std::uint64_t seed, cudaStream_t stream) {
+  rhs_kernel<<<grid2d(n, nrhs), threads, 0, stream>>>(b, n, nrhs, rng::rhs_key(seed));
+  SB_CUDA_CHECK(cudaGetLastError());
+}
+
+template <class T>
+void generate_matrix_batch(T* a, matrix_kind kind, std::int64_t n, std::int64_t count, std::uint64_t seed,
+                           cudaStream_t stream) {
+  matrix_batch_kernel<<<grid2d(n * n, count), threads, 0, stream>>>(a, kind, n, count, seed);
+  SB_CUDA_CHECK(cudaGetLastError());
+}
+
+template <class T>
+void generate_rhs_batch(T* b, std::int64_t n, std::int64_t count, std::uint64_t seed, cudaStream_t stream) {
+  rhs_batch_kernel<<<grid2d(n, count), threads, 0, stream>>>(b, n, count, seed);
+  SB_CUDA_CHECK(cudaGetLastError());
+}
+
+#define SB_INSTANTIATE(T)                                                                                          \
+  template void generate_matrix_columns(T*, std::int64_t, matrix_kind, std::uint64_t, std::int64_t, std::int64_t, \
+                                        std::int64_t, cudaStream_t);                                               \
+  template void generate_rhs(T*, std::int64_t, std::int64_t, std::uint64_t, cudaStream_t);                        \
+  template void generate_matrix_batch(T*, matrix_kind, std::int64_t, std::int64_t, std::uint64_t, cudaStream_t);  \
+  template void generate_rhs_batch(T*, std::int64_t, std::int64_t, std::uint64_t, cudaStream_t);
+SB_INSTANTIATE(float)
+SB_INSTANTIATE(double)
+#undef SB_INSTANTIATE
+
+}  // namespace solvebench::cuda

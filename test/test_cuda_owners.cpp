@@ -1,0 +1,113 @@
+// CUDA owners release what they own; errors carry status, call and place.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <utility>
+
+#include "gpu_test.hpp"
+#include "solvebench/cuda_errors.hpp"
+#include "solvebench/cuda_owners.hpp"
+#include "solvebench/errors.hpp"
+
+namespace cuda = solvebench::cuda;
+
+TEST(CudaDevice, NoDeviceGivesAReason) {
+  std::string why;
+  const int count = cuda::device_count(&why);
+  if (count > 0) GTEST_SKIP() << "this machine has " << count << " device(s); the no-device path is tested in CI";
+  EXPECT_FALSE(why.empty());
+  EXPECT_TRUE(why.find("no CUDA device") != std::string::npos || why.find("driver") != std::string::npos) << why;
+}
+
+TEST(CudaStatus, EveryCusolverStatusHasAName) {
+  for (int s = 0; s <= 31; ++s) {
+    const char* name = cuda::status_name(static_cast<cusolverStatus_t>(s));
+    const bool known = std::strncmp(name, "CUSOLVER_STATUS_", 16) == 0;
+    EXPECT_TRUE(known) << s;
+  }
+  EXPECT_STREQ(cuda::status_name(CUSOLVER_STATUS_INVALID_VALUE), "CUSOLVER_STATUS_INVALID_VALUE");
+}
+
+TEST(CudaStatus, ErrorsCarryStatusCallAndPlace) {
+  try {
+    SB_CUSOLVER_CHECK(CUSOLVER_STATUS_ARCH_MISMATCH);
+    FAIL();
+  } catch (const cuda::cusolver_error& e) {
+    EXPECT_EQ(e.status(), CUSOLVER_STATUS_ARCH_MISMATCH);
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("CUSOLVER_STATUS_ARCH_MISMATCH"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("test_cuda_owners.cpp:"), std::string::npos) << msg;
+  }
+  try {
+    SB_CUBLAS_CHECK(CUBLAS_STATUS_NOT_SUPPORTED);
+    FAIL();
+  } catch (const cuda::cublas_error& e) {
+    EXPECT_NE(std::string(e.what()).find("CUBLAS_STATUS_NOT_SUPPORTED"), std::string::npos);
+  }
+  try {
+    SB_CUDA_CHECK(cudaErrorInvalidValue);
+    FAIL();
+  } catch (const cuda::cuda_error& e) {
+    EXPECT_EQ(e.status_name().rfind("cudaErrorInvalidValue", 0), 0u) << e.status_name();
+    EXPECT_NE(std::string(e.what()).find(" from cudaErrorInvalidValue at "), std::string::npos) << e.what();
+  }
+}
+
+class CudaOwners : public GpuTest {};
+
+TEST_F(CudaOwners, DeviceBufferReturnsItsMemory) {
+  const auto before = cuda::memory_info().free_bytes;
+  const std::size_t count = std::size_t{64} << 20;  // 512 MiB of doubles
+  {
+    cuda::device_buffer<double> buf(count);
+    ASSERT_NE(buf.data(), nullptr);
+    EXPECT_EQ(buf.size_bytes(), count * sizeof(double));
+    EXPECT_LE(cuda::memory_info().free_bytes + count * sizeof(double), before + (std::size_t{2} << 20));
+    cuda::device_buffer<double> moved(std::move(buf));
+    EXPECT_EQ(buf.data(), nullptr);  // NOLINT(bugprone-use-after-move): the moved-from state is the point
+    EXPECT_NE(moved.data(), nullptr);
+  }
+  EXPECT_EQ(cuda::memory_info().free_bytes, before);
+}
+
+TEST_F(CudaOwners, PinnedBufferAndHandlesRelease) {
+  const auto before = cuda::memory_info().free_bytes;
+  {
+    cuda::pinned_buffer<float> host(1 << 20);
+    ASSERT_NE(host.data(), nullptr);
+    host.data()[123] = 4.0f;
+    cuda::stream s;
+    cuda::cusolver_handle solver(s.get());
+    cuda::cublas_handle blas(s.get());
+    cuda::event_timer t;
+    t.start(s.get());
+    t.stop(s.get());
+    EXPECT_GE(t.elapsed_seconds(), 0.0);
+  }
+  // Handles allocate a little device memory; it must all come back.
+  EXPECT_EQ(cuda::memory_info().free_bytes, before);
+}
+
+TEST_F(CudaOwners, TooLargeIsOutOfMemoryWithNeededAndFree) {
+  const auto mem = cuda::memory_info();
+  try {
+    cuda::require_device_memory(mem.total_bytes * 2);
+    FAIL();
+  } catch (const solvebench::out_of_memory& e) {
+    EXPECT_EQ(e.needed_bytes(), mem.total_bytes * 2);
+    EXPECT_NE(std::string(e.what()).find("not enough GPU memory: needed"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(cuda::device_buffer<double>(mem.total_bytes), cuda::cuda_error);
+  EXPECT_FALSE(cuda::context_is_broken()) << "an allocation failure is not sticky";
+}
+
+TEST_F(CudaOwners, DeviceFactsNameTheGpu) {
+  const auto facts = cuda::device_facts(0);
+  bool has_name = false, has_cusolver = false;
+  for (const auto& [k, v] : facts) {
+    has_name = has_name || (k == "gpu_name" && !v.empty());
+    has_cusolver = has_cusolver || (k == "cusolver_version" && !v.empty());
+  }
+  EXPECT_TRUE(has_name);
+  EXPECT_TRUE(has_cusolver);
+}
