@@ -120,11 +120,17 @@ void register_precision(const options& opt) {
 
 }  // namespace
 
-void register_cpu_benchmarks(const options& opt) {
+void register_cpu_solve_rows(const options& opt) {
   for (const auto& p : opt.precisions) {
     if (p == "d") register_precision<double>(opt);
     if (p == "s") register_precision<float>(opt);
   }
+}
+
+void register_cpu_benchmarks(const options& opt) {
+  register_cpu_solve_rows(opt);
+  register_cpu_mixed_rows(opt);
+  register_cpu_batched_rows(opt);
 }
 
 }  // namespace solvebench::bench

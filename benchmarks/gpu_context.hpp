@@ -3,7 +3,9 @@
 #pragma once
 
 #include <memory>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "harness.hpp"
 #include "options.hpp"
@@ -18,6 +20,27 @@ cuda::context& gpu_context();
 const std::string& gpu_unusable_reason();
 void mark_gpu_unusable(const std::string& reason);
 
+// Test builds only (SOLVE_BENCH_FAULT_INJECTION): when SOLVE_BENCH_INJECT_FAULT names part
+// of this row's name, launches a kernel that writes to an illegal address, leaving a sticky
+// error behind. A no-op in the shipped binary.
+void inject_fault_if_requested(const std::string& row);
+
+// First member of every GPU fixture: on destruction (after every other member has released
+// its memory) it compares free device memory with what it saw at construction, and records
+// a leak when some did not come back.
+class device_memory_watch {
+ public:
+  explicit device_memory_watch(std::string row);
+  ~device_memory_watch();
+  device_memory_watch(const device_memory_watch&) = delete;
+  device_memory_watch& operator=(const device_memory_watch&) = delete;
+
+ private:
+  std::string row_;
+  std::uint64_t free_at_start_;
+};
+const std::vector<std::string>& device_memory_leaks();
+
 // run_row for GPU rows: refuses to start when the context is already unusable, and marks
 // it unusable when this row left it broken.
 template <class Fixture, class Make>
@@ -26,6 +49,7 @@ bool run_gpu_row(benchmark::State& state, const std::string& row, Make&& make) {
     fail_row(state, row, "not run: " + gpu_unusable_reason());
     return false;
   }
+  inject_fault_if_requested(row);
   const bool ok = run_row<Fixture>(state, row, [&] { return make(gpu_context()); });
   if (!ok && cuda::context_is_broken()) mark_gpu_unusable("an earlier GPU row (" + failed_rows().back() +
                                                           ") left the CUDA context unusable");
@@ -34,5 +58,7 @@ bool run_gpu_row(benchmark::State& state, const std::string& row, Make&& make) {
 
 // Families registered by each GPU source.
 void register_gpu_solve_rows(const options& opt);
+void register_gpu_mixed_rows(const options& opt);
+void register_gpu_batched_rows(const options& opt);
 
 }  // namespace solvebench::bench

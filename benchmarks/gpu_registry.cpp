@@ -24,6 +24,26 @@ cuda::context& gpu_context() {
 }
 
 const std::string& gpu_unusable_reason() { return unusable_reason(); }
+
+namespace {
+std::vector<std::string>& leak_list() {
+  static std::vector<std::string> list;
+  return list;
+}
+}  // namespace
+
+device_memory_watch::device_memory_watch(std::string row)
+    : row_(std::move(row)), free_at_start_(cuda::memory_info().free_bytes) {}
+
+device_memory_watch::~device_memory_watch() {
+  std::size_t free_now = 0, total = 0;
+  if (cudaMemGetInfo(&free_now, &total) != cudaSuccess) return;  // a broken context is reported elsewhere
+  if (free_now < free_at_start_)
+    leak_list().push_back(row_ + ": " + std::to_string(free_at_start_ - free_now) +
+                          " bytes of device memory not returned");
+}
+
+const std::vector<std::string>& device_memory_leaks() { return leak_list(); }
 void mark_gpu_unusable(const std::string& reason) { unusable_reason() = reason; }
 
 gpu_registration register_gpu_benchmarks(const options& opt) {
@@ -43,6 +63,8 @@ gpu_registration register_gpu_benchmarks(const options& opt) {
     return out;
   }
   register_gpu_solve_rows(opt);
+  register_gpu_mixed_rows(opt);
+  register_gpu_batched_rows(opt);
   out.registered = true;
   return out;
 }

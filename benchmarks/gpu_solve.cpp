@@ -63,7 +63,7 @@ class gpu_fixture {
  public:
   gpu_fixture(cuda::context& ctx, operation op, std::int64_t n, std::int64_t nrhs, matrix_kind kind,
               std::uint64_t seed, residence where, cuda::cusolver_api api)
-      : ctx_(ctx), op_(op), n_(n), nrhs_(has_rhs(op) ? nrhs : 1), where_(where),
+      : watch_(row_name<T>(backend_name(where), op, n, nrhs)), ctx_(ctx), op_(op), n_(n), nrhs_(has_rhs(op) ? nrhs : 1), where_(where),
         row_(row_name<T>(backend_name(where), op, n, nrhs)) {
     const auto un = static_cast<std::size_t>(n), uk = static_cast<std::size_t>(nrhs_);
     const std::size_t nn = un * un, nk = un * uk;
@@ -192,6 +192,7 @@ class gpu_fixture {
     return total;
   }
 
+  device_memory_watch watch_;  // first: checks, last, that the rest returned its memory
   cuda::context& ctx_;
   operation op_;
   std::int64_t n_, nrhs_;

@@ -12,4 +12,9 @@ gpu_registration register_gpu_benchmarks(const options&) {
 
 void release_gpu() {}
 
+const std::vector<std::string>& device_memory_leaks() {
+  static const std::vector<std::string> none;
+  return none;
+}
+
 }  // namespace solvebench::bench

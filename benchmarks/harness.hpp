@@ -81,6 +81,14 @@ bool run_row(benchmark::State& state, const std::string& row, Make&& make) {
   return false;
 }
 
+// Registers one row by its full name (Google Benchmark appends /manual_time), timed manually.
+template <class Fn>
+benchmark::internal::Benchmark* register_row(const std::string& name, Fn&& fn) {
+  return benchmark::RegisterBenchmark(name.c_str(), std::forward<Fn>(fn))
+      ->UseManualTime()
+      ->Unit(benchmark::kMillisecond);
+}
+
 // Display reporter that also appends every finished row, flushed, to a JSON-lines file:
 // each line is {"benchmarks": [...]} in Google Benchmark's own JSON form (the first line
 // also holds the context), so a sweep killed part-way keeps the rows it finished.

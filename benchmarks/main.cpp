@@ -87,13 +87,16 @@ int main(int argc, char** argv) {
   bench::release_gpu();
   benchmark::Shutdown();
 
+  const auto& leaks = bench::device_memory_leaks();
+  for (const auto& l : leaks) std::cerr << "solve_bench: device memory leak: " << l << "\n";
+
   const auto& skipped = bench::skipped_rows();
   if (!skipped.empty()) {
     std::cerr << "solve_bench: " << skipped.size() << " row(s) skipped:\n";
     for (const auto& s : skipped) std::cerr << "  " << s << "\n";
   }
   const auto& failed = bench::failed_rows();
-  if (failed.empty()) return 0;
+  if (failed.empty()) return leaks.empty() ? 0 : 1;
   std::cerr << "solve_bench: " << failed.size() << " row(s) failed:\n";
   for (const auto& f : failed) std::cerr << "  " << f << "\n";
   return 1;

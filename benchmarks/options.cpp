@@ -68,6 +68,31 @@ const setting settings[] = {
          throw usage_error(w + ": '" + v + "' is not a cuSOLVER API (expected generic64 or legacy32)");
        o.cusolver_api = v;
      }},
+    {"--mixed_kinds", "SOLVE_BENCH_MIXED_KINDS",
+     [](options& o, const std::string& w, const std::string& v) {
+       o.mixed_kinds.clear();
+       for (const auto& k : split(v, ',')) {
+         try {
+           o.mixed_kinds.push_back(parse_matrix_kind(k));
+         } catch (const std::exception& e) {
+           throw usage_error(w + ": " + e.what());
+         }
+       }
+     }},
+    {"--refine", "SOLVE_BENCH_REFINE",
+     [](options& o, const std::string& w, const std::string& v) {
+       o.refine = split(v, ',');
+       for (const auto& r : o.refine)
+         if (r != "classical" && r != "gmres" && r != "classical_gmres" && r != "gmres_gmres")
+           throw usage_error(w + ": '" + r + "' is not a refinement solver (classical, gmres, classical_gmres, "
+                             "gmres_gmres)");
+     }},
+    {"--irs_max_iters", "SOLVE_BENCH_IRS_MAX_ITERS",
+     [](options& o, const std::string& w, const std::string& v) { o.irs_max_iters = parse_int(w, v, 1, 10000); }},
+    {"--batch_n", "SOLVE_BENCH_BATCH_N",
+     [](options& o, const std::string& w, const std::string& v) { o.batch_n = parse_size_list(w, v, 46340); }},
+    {"--batch_count", "SOLVE_BENCH_BATCH_COUNT",
+     [](options& o, const std::string& w, const std::string& v) { o.batch_count = parse_size_list(w, v, 1 << 24); }},
     {"--rows_out", "SOLVE_BENCH_ROWS_OUT",
      [](options& o, const std::string& w, const std::string& v) {
        if (v.empty()) throw usage_error(w + ": empty path");
@@ -121,6 +146,16 @@ std::vector<std::int64_t> gpu_sizes(const options& opt) {
   return {256, 512, 1024, 2048, 4096, 8192, 16384};
 }
 
+std::vector<std::int64_t> cpu_mixed_sizes(const options& opt) {
+  if (!opt.sizes.empty()) return opt.sizes;
+  return {1024, 4096};
+}
+
+std::vector<std::int64_t> gpu_mixed_sizes(const options& opt) {
+  if (!opt.sizes.empty()) return opt.sizes;
+  return {4096, 16384, 32768};
+}
+
 std::string usage_text() {
   return R"(usage: solve_bench [solve_bench flags] [Google Benchmark flags]
 
@@ -137,6 +172,14 @@ solve_bench flags (each also read from the environment variable in brackets; fla
   --seed=S               generator seed, recorded in the JSON context [SOLVE_BENCH_SEED]
   --cusolver_api=API     generic64 (cusolverDnX*, 64-bit, default) or legacy32
                          (cusolverDn?getrf...) for the GPU rows [SOLVE_BENCH_CUSOLVER_API]
+  --mixed_kinds=K,...    matrix kinds of the mixed-precision rows [SOLVE_BENCH_MIXED_KINDS]
+                         (default uniform,diagdom,spd; sizes: --sizes, else CPU 1024,4096 and
+                         GPU 4096,16384,32768)
+  --refine=R,...         GPU refinement solvers: classical, gmres, classical_gmres, gmres_gmres
+                         [SOLVE_BENCH_REFINE] (default classical,gmres)
+  --irs_max_iters=N      refinement iteration cap [SOLVE_BENCH_IRS_MAX_ITERS] (default 50)
+  --batch_n=N,...        orders of the batched rows [SOLVE_BENCH_BATCH_N] (default 4,8,...,256)
+  --batch_count=B,...    systems per batch [SOLVE_BENCH_BATCH_COUNT] (default 100,1000,10000)
   --rows_out=PATH        JSON-lines log of finished rows [SOLVE_BENCH_ROWS_OUT]
                          (default: next to --benchmark_out, X.json -> X.rows.jsonl)
 

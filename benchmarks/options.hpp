@@ -27,6 +27,13 @@ struct options {
   std::string display_format = "console";   // copy of --benchmark_format
   std::vector<std::string> precisions{"d", "s"};
   std::string cusolver_api = "generic64";   // or legacy32
+  // Mixed precision rows.
+  std::vector<matrix_kind> mixed_kinds{matrix_kind::uniform, matrix_kind::diagdom, matrix_kind::spd};
+  std::vector<std::string> refine{"classical", "gmres"};
+  std::int64_t irs_max_iters = 50;
+  // Batched rows: orders and batch counts.
+  std::vector<std::int64_t> batch_n{4, 8, 16, 32, 64, 128, 256};
+  std::vector<std::int64_t> batch_count{100, 1000, 10000};
 };
 
 // Reads SOLVE_BENCH_* variables, then the flags left in argv after benchmark::Initialize.
@@ -41,5 +48,7 @@ std::vector<std::int64_t> parse_size_list(const std::string& what, const std::st
 // Default sweeps: small enough for a 2-core CI machine on the CPU; larger on the GPU.
 std::vector<std::int64_t> cpu_sizes(const options& opt);
 std::vector<std::int64_t> gpu_sizes(const options& opt);
+std::vector<std::int64_t> cpu_mixed_sizes(const options& opt);
+std::vector<std::int64_t> gpu_mixed_sizes(const options& opt);
 
 }  // namespace solvebench::bench

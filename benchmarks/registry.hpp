@@ -9,6 +9,10 @@
 namespace solvebench::bench {
 
 void register_cpu_benchmarks(const options& opt);
+// Families registered by each CPU source.
+void register_cpu_solve_rows(const options& opt);
+void register_cpu_mixed_rows(const options& opt);
+void register_cpu_batched_rows(const options& opt);
 
 // Registers the GPU rows, or returns why none were registered (no device, CPU-only build).
 // `context` receives key/value pairs describing the device for the JSON context.
@@ -20,5 +24,7 @@ struct gpu_registration {
 gpu_registration register_gpu_benchmarks(const options& opt);
 // Releases the GPU context and handles (before the CUDA runtime shuts down).
 void release_gpu();
+// GPU rows whose fixture did not give back all the device memory it took.
+const std::vector<std::string>& device_memory_leaks();
 
 }  // namespace solvebench::bench

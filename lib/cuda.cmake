@@ -4,6 +4,8 @@ target_sources(solvebench PRIVATE
   src/cuda/cuda_errors.cpp
   src/cuda/cuda_owners.cpp
   src/cuda/cusolver.cpp
+  src/cuda/cusolver_batched.cpp
+  src/cuda/iterative_refinement.cpp
   src/cuda/device_generate.cu
   src/cuda/device_residual.cu)
 target_link_libraries(solvebench PUBLIC CUDA::cudart CUDA::cublas CUDA::cusolver)

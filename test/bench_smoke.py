@@ -5,6 +5,8 @@ usage: bench_smoke.py CASE SOLVE_BENCH WORKDIR
   run       tiny CPU sweep: exit 0, every expected row, counters, resid < 16, context, rows log
   singular  a singular matrix: named error per row, other rows still run, exit 1
   usage     bad flags and environment values: message naming the problem, exit 2
+  sticky    (fault-injection build, GPU) a sticky CUDA error fails its row by name, later GPU
+            rows do not run, CPU rows do, exit 1; skipped (exit 77) without a GPU
 """
 import json
 import os
@@ -44,7 +46,8 @@ def load_rows_log(path):
 def case_run(exe, work):
     out = os.path.join(work, "run.json")
     sizes = [16, 33]
-    p = run(exe, ["--sizes=16,33", "--nrhs=1,2", "--benchmark_min_time=0.001",
+    p = run(exe, ["--sizes=16,33", "--nrhs=1,2", "--benchmark_min_time=0.001", "--batch_n=4,9",
+                  "--batch_count=3,20", "--mixed_kinds=diagdom,uniform", "--refine=classical,gmres",
                   "--benchmark_out=" + out, "--benchmark_out_format=json"])
     print(p.stderr[-2000:])
     if p.returncode != 0:
@@ -73,6 +76,21 @@ def case_run(exe, work):
             fail("%s: GFLOP/s %r" % (name, b["GFLOP/s"]))
         if b["n"] != int(name.split("/n:")[1].split("/")[0]):
             fail("%s: counter n = %r" % (name, b["n"]))
+    # Mixed precision and batched families, with their own counters.
+    mixed = ["CPU/%s/n:%d/nrhs:1/kind:%s%s/manual_time" % (op, n, k, tail)
+             for n in sizes for k in ("diagdom", "uniform")
+             for op, tail in (("dgesv", ""), ("dsgesv", "/refine:classical"))]
+    batched = ["CPU/%s%s_batched/n:%d/batch:%d/manual_time" % (p_, op, n, c)
+               for p_ in "ds" for op in ("gesv", "posv") for n in (4, 9) for c in (3, 20)]
+    for name, keys in [(m, ("GFLOP/s", "resid") + (("niters", "fell_back") if "dsgesv" in m else ()))
+                       for m in mixed] + [(b, ("GFLOP/s", "resid", "systems/s", "worst_system")) for b in batched]:
+        b = names.get(name)
+        if b is None or b.get("error_occurred"):
+            fail("%s: %r" % (name, b))
+        missing_keys = [k for k in keys if k not in b]
+        if missing_keys or not b["resid"] < THRESHOLD:
+            fail("%s: missing %s or resid %r" % (name, missing_keys, b["resid"]))
+    expected += mixed + batched
     for key in CONTEXT_KEYS:
         if key not in doc["context"]:
             fail("context lacks %s" % key)
@@ -111,7 +129,7 @@ def case_run(exe, work):
 def case_singular(exe, work):
     out = os.path.join(work, "singular.json")
     p = run(exe, ["--sizes=40", "--kind=singular", "--precisions=d", "--benchmark_min_time=0.001",
-                  "--benchmark_filter=CPU/d(gesv|getrf|gemm)", "--benchmark_out=" + out])
+                  "--benchmark_filter=CPU/d(gesv|getrf|gemm)/n", "--benchmark_out=" + out])
     print(p.stdout[-1500:], p.stderr[-1500:])
     if p.returncode != 1:
         fail("expected exit 1, got %d" % p.returncode)
@@ -155,13 +173,39 @@ def case_usage(exe, work):
     print("ok: %d bad inputs rejected with exit 2" % len(cases))
 
 
+def case_sticky(exe, work):
+    out = os.path.join(work, "sticky.json")
+    probe = run(exe, ["--sizes=64", "--benchmark_filter=^GPU/dgesv/", "--benchmark_list_tests=true"])
+    if "GPU rows not registered" in probe.stderr:
+        print("SKIP: no GPU: " + probe.stderr.strip().splitlines()[0])
+        sys.exit(77)
+    env = {"SOLVE_BENCH_INJECT_FAULT": "GPU/dgesv/n:64/"}
+    p = run(exe, ["--sizes=64,96", "--precisions=d", "--benchmark_min_time=0.001",
+                  "--benchmark_filter=^(CPU|GPU)/d(gesv|posv)/n:[0-9]+/nrhs:1/manual_time", "--benchmark_out=" + out],
+            env)
+    print(p.stdout[-3000:], p.stderr[-3000:])
+    if p.returncode != 1:
+        fail("expected exit 1, got %d" % p.returncode)
+    rows = {b["name"]: b for b in json.load(open(out))["benchmarks"]}
+    hit = rows.get("GPU/dgesv/n:64/nrhs:1/manual_time")
+    if not hit or "cudaErrorIllegalAddress" not in hit.get("error_message", ""):
+        fail("the faulted row must name the CUDA error: %r" % hit)
+    later = [r for n, r in rows.items() if n.startswith("GPU/") and n != "GPU/dgesv/n:64/nrhs:1/manual_time"]
+    if not later or not all(r.get("error_occurred") and "not run" in r["error_message"] for r in later):
+        fail("GPU rows after the fault must not run: %r" % later)
+    cpu = [r for n, r in rows.items() if n.startswith("CPU/")]
+    if len(cpu) != 4 or any(r.get("error_occurred") or not r["resid"] < THRESHOLD for r in cpu):
+        fail("CPU rows must still run and pass: %r" % cpu)
+    print("ok: sticky error named, %d later GPU rows not run, CPU rows fine, exit 1" % len(later))
+
+
 def main():
     if len(sys.argv) != 4:
         print(__doc__)
         sys.exit(2)
     case, exe, work = sys.argv[1:]
     os.makedirs(work, exist_ok=True)
-    {"run": case_run, "singular": case_singular, "usage": case_usage}[case](exe, work)
+    {"run": case_run, "singular": case_singular, "usage": case_usage, "sticky": case_sticky}[case](exe, work)
 
 
 if __name__ == "__main__":

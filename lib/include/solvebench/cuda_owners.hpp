@@ -195,6 +195,8 @@ extern template class device_buffer<double>;
 extern template class device_buffer<int>;
 extern template class device_buffer<std::int64_t>;
 extern template class device_buffer<std::byte>;
+extern template class device_buffer<float*>;
+extern template class device_buffer<double*>;
 extern template class pinned_buffer<float>;
 extern template class pinned_buffer<double>;
 

@@ -29,13 +29,20 @@ template <class T> void potrf(host_matrix<T>& a);
 template <class T> void potrs(const host_matrix<T>& l, host_matrix<T>& b);
 // C = A B (BLAS ?gemm): the ceiling each solve is held against.
 template <class T> void gemm(const host_matrix<T>& a, const host_matrix<T>& b, host_matrix<T>& c);
-// Mixed precision: fp32 factorization, fp64 iterative refinement (LAPACKE_dsgesv).
-// Returns LAPACK's iter: > 0 refinement steps taken, < 0 fell back to a fp64 factorization.
-struct dsgesv_result {
-  index_t iterations;
+// Mixed precision: fp32 factorization, fp64 iterative refinement (LAPACKE_dsgesv_work,
+// so its fp32 copy of A and its work arrays are allocated once, here, not per call).
+class dsgesv_solver {
+ public:
+  dsgesv_solver(std::int64_t n, std::int64_t nrhs);
+  // LAPACK's iter: > 0 refinement steps taken, < 0 fell back to an fp64 factorization
+  // (-3: sgetrf failed, -31: no convergence in 30 steps, ...). A may hold factors afterwards.
+  index_t solve(host_matrix<double>& a, const host_matrix<double>& b, host_matrix<double>& x);
+
+ private:
+  std::vector<index_t> ipiv_;
+  std::vector<double> work_;
+  std::vector<float> swork_;
 };
-dsgesv_result dsgesv(host_matrix<double>& a, std::vector<index_t>& ipiv, const host_matrix<double>& b,
-                     host_matrix<double>& x);
 
 // What the BLAS underneath reports about itself, for the run's context.
 struct runtime_info {

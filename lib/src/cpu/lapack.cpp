@@ -149,16 +149,22 @@ void gemm(const host_matrix<T>& a, const host_matrix<T>& b, host_matrix<T>& c) {
     sgemm_("N", "N", &m, &n, &k, &one, a.data(), &m, b.data(), &k, &zero, c.data(), &m);
 }
 
-dsgesv_result dsgesv(host_matrix<double>& a, std::vector<index_t>& ipiv, const host_matrix<double>& b,
-                     host_matrix<double>& x) {
+dsgesv_solver::dsgesv_solver(std::int64_t n, std::int64_t nrhs)
+    : ipiv_(static_cast<std::size_t>(to_index("dsgesv: n", n))),
+      work_(static_cast<std::size_t>(n * to_index("dsgesv: nrhs", nrhs))),
+      swork_(static_cast<std::size_t>(n * (n + nrhs))) {}
+
+index_t dsgesv_solver::solve(host_matrix<double>& a, const host_matrix<double>& b, host_matrix<double>& x) {
   const index_t n = square_order("dsgesv", a), nrhs = rhs_count("dsgesv", n, b);
-  check_pivots("dsgesv", n, ipiv.size());
-  if (x.rows() != n || x.cols() != nrhs) throw invalid_argument("dsgesv: X must have the shape of B");
+  check_pivots("dsgesv", n, ipiv_.size());
+  if (x.rows() != n || x.cols() != nrhs || work_.size() != static_cast<std::size_t>(n) * static_cast<std::size_t>(nrhs))
+    throw invalid_argument("dsgesv: X and the workspace must have the shape of B");
   lapack_int iter = 0;
-  const lapack_int info = LAPACKE_dsgesv(LAPACK_COL_MAJOR, n, nrhs, a.data(), n, ipiv.data(),
-                                         const_cast<double*>(b.data()), n, x.data(), n, &iter);
+  const lapack_int info = LAPACKE_dsgesv_work(LAPACK_COL_MAJOR, n, nrhs, a.data(), n, ipiv_.data(),
+                                              const_cast<double*>(b.data()), n, x.data(), n, work_.data(),
+                                              swork_.data(), &iter);
   throw_on_info("LAPACKE_dsgesv", info, factorization::lu);
-  return {iter};
+  return iter;
 }
 
 runtime_info blas_runtime_info() {

@@ -158,6 +158,8 @@ template class device_buffer<double>;
 template class device_buffer<int>;
 template class device_buffer<std::int64_t>;
 template class device_buffer<std::byte>;
+template class device_buffer<float*>;
+template class device_buffer<double*>;
 template class pinned_buffer<float>;
 template class pinned_buffer<double>;
 

@@ -1,0 +1,123 @@
+// Batched small solves: pointer arrays once, per-system info checked after the timed region.
+#include "solvebench/cusolver_batched.hpp"
+
+#include <type_traits>
+#include <vector>
+
+#include "solvebench/errors.hpp"
+
+namespace solvebench::cuda {
+namespace {
+
+int batch_int(std::int64_t v, const char* what) {
+  checked_size(what, v, 2147483647);
+  return static_cast<int>(v);
+}
+
+// Device array of pointers to the systems of a strided batch.
+template <class T>
+device_buffer<T*> pointer_array(T* base, std::int64_t stride, std::int64_t count, cudaStream_t stream) {
+  std::vector<T*> host(static_cast<std::size_t>(count));
+  for (std::int64_t s = 0; s < count; ++s) host[static_cast<std::size_t>(s)] = base + s * stride;
+  device_buffer<T*> dev(host.size());
+  SB_CUDA_CHECK(cudaMemcpyAsync(dev.data(), host.data(), dev.size_bytes(), cudaMemcpyHostToDevice, stream));
+  SB_CUDA_CHECK(cudaStreamSynchronize(stream));  // `host` goes out of scope
+  return dev;
+}
+
+void throw_on_batch_info(const char* routine, const device_buffer<int>& info, std::int64_t count,
+                         factorization kind, cudaStream_t stream) {
+  std::vector<int> h(info.size());
+  SB_CUDA_CHECK(cudaMemcpyAsync(h.data(), info.data(), info.size_bytes(), cudaMemcpyDeviceToHost, stream));
+  SB_CUDA_CHECK(cudaStreamSynchronize(stream));
+  for (std::int64_t s = 0; s < count; ++s)
+    if (h[static_cast<std::size_t>(s)] != 0)
+      throw_on_info(std::string(routine) + " (system " + std::to_string(s) + " of the batch)",
+                    h[static_cast<std::size_t>(s)], kind);
+}
+
+template <class T>
+const char* name(const char* d, const char* s) {
+  return std::is_same_v<T, double> ? d : s;
+}
+
+}  // namespace
+
+template <class T>
+batched_lu<T>::batched_lu(const context& ctx, T* a, T* b, std::int64_t n, std::int64_t count)
+    : ctx_(ctx), n_(batch_int(n, "n")), count_(batch_int(count, "batch")),
+      a_ptrs_(pointer_array(a, n * n, count, ctx.stream())), b_ptrs_(pointer_array(b, n, count, ctx.stream())),
+      ipiv_(static_cast<std::size_t>(n * count)), info_(static_cast<std::size_t>(count)) {
+  SB_CUDA_CHECK(cudaMemsetAsync(info_.data(), 0, info_.size_bytes(), ctx.stream()));
+}
+
+template <class T>
+void batched_lu<T>::factor() {
+  if constexpr (std::is_same_v<T, double>)
+    SB_CUBLAS_CHECK(cublasDgetrfBatched(ctx_.blas(), n_, a_ptrs_.data(), n_, ipiv_.data(), info_.data(), count_));
+  else
+    SB_CUBLAS_CHECK(cublasSgetrfBatched(ctx_.blas(), n_, a_ptrs_.data(), n_, ipiv_.data(), info_.data(), count_));
+}
+
+template <class T>
+void batched_lu<T>::solve() {
+  if constexpr (std::is_same_v<T, double>)
+    SB_CUBLAS_CHECK(cublasDgetrsBatched(ctx_.blas(), CUBLAS_OP_N, n_, 1, a_ptrs_.data(), n_, ipiv_.data(),
+                                       b_ptrs_.data(), n_, &solve_info_, count_));
+  else
+    SB_CUBLAS_CHECK(cublasSgetrsBatched(ctx_.blas(), CUBLAS_OP_N, n_, 1, a_ptrs_.data(), n_, ipiv_.data(),
+                                       b_ptrs_.data(), n_, &solve_info_, count_));
+}
+
+template <class T>
+void batched_lu<T>::check_info() const {
+  throw_on_batch_info(name<T>("cublasDgetrfBatched", "cublasSgetrfBatched"), info_, count_, factorization::lu,
+                      ctx_.stream());
+  throw_on_info(name<T>("cublasDgetrsBatched", "cublasSgetrsBatched"), solve_info_, factorization::lu);
+}
+
+template <class T>
+batched_cholesky<T>::batched_cholesky(const context& ctx, T* a, T* b, std::int64_t n, std::int64_t count)
+    : ctx_(ctx), n_(batch_int(n, "n")), count_(batch_int(count, "batch")),
+      a_ptrs_(pointer_array(a, n * n, count, ctx.stream())), b_ptrs_(pointer_array(b, n, count, ctx.stream())),
+      info_(static_cast<std::size_t>(count + 1)) {
+  SB_CUDA_CHECK(cudaMemsetAsync(info_.data(), 0, info_.size_bytes(), ctx.stream()));
+}
+
+template <class T>
+void batched_cholesky<T>::factor() {
+  if constexpr (std::is_same_v<T, double>)
+    SB_CUSOLVER_CHECK(cusolverDnDpotrfBatched(ctx_.solver(), CUBLAS_FILL_MODE_LOWER, n_, a_ptrs_.data(), n_,
+                                              info_.data(), count_));
+  else
+    SB_CUSOLVER_CHECK(cusolverDnSpotrfBatched(ctx_.solver(), CUBLAS_FILL_MODE_LOWER, n_, a_ptrs_.data(), n_,
+                                              info_.data(), count_));
+}
+
+template <class T>
+void batched_cholesky<T>::solve() {
+  if constexpr (std::is_same_v<T, double>)
+    SB_CUSOLVER_CHECK(cusolverDnDpotrsBatched(ctx_.solver(), CUBLAS_FILL_MODE_LOWER, n_, 1, a_ptrs_.data(), n_,
+                                              b_ptrs_.data(), n_, info_.data() + count_, count_));
+  else
+    SB_CUSOLVER_CHECK(cusolverDnSpotrsBatched(ctx_.solver(), CUBLAS_FILL_MODE_LOWER, n_, 1, a_ptrs_.data(), n_,
+                                              b_ptrs_.data(), n_, info_.data() + count_, count_));
+}
+
+template <class T>
+void batched_cholesky<T>::check_info() const {
+  throw_on_batch_info(name<T>("cusolverDnDpotrfBatched", "cusolverDnSpotrfBatched"), info_, count_,
+                      factorization::cholesky, ctx_.stream());
+  int solve_info = 0;
+  SB_CUDA_CHECK(cudaMemcpyAsync(&solve_info, info_.data() + count_, sizeof(int), cudaMemcpyDeviceToHost,
+                                ctx_.stream()));
+  SB_CUDA_CHECK(cudaStreamSynchronize(ctx_.stream()));
+  throw_on_info(name<T>("cusolverDnDpotrsBatched", "cusolverDnSpotrsBatched"), solve_info, factorization::cholesky);
+}
+
+template class batched_lu<float>;
+template class batched_lu<double>;
+template class batched_cholesky<float>;
+template class batched_cholesky<double>;
+
+}  // namespace solvebench::cuda
