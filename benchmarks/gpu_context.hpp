@@ -27,7 +27,10 @@ void inject_fault_if_requested(const std::string& row);
 
 // First member of every GPU fixture: on destruction (after every other member has released
 // its memory) it compares free device memory with what it saw at construction, and records
-// a leak when some did not come back.
+// a leak when some did not come back. Only from a row's second construction on: the first
+// loads the kernels it uses (CUDA loads modules lazily), and those stay resident. Runs with
+// --benchmark_repetitions=2 --benchmark_enable_random_interleaving=true build every row's
+// fixture twice; test/bench_smoke.py's `memory` case does that.
 class device_memory_watch {
  public:
   explicit device_memory_watch(std::string row);
@@ -37,6 +40,7 @@ class device_memory_watch {
 
  private:
   std::string row_;
+  bool watched_;
   std::uint64_t free_at_start_;
 };
 const std::vector<std::string>& device_memory_leaks();

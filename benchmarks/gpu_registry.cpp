@@ -1,6 +1,7 @@
 // GPU registration: checks for a device, records its facts, registers every GPU family.
 #include <iostream>
 #include <memory>
+#include <set>
 
 #include "gpu_context.hpp"
 #include "registry.hpp"
@@ -32,10 +33,18 @@ std::vector<std::string>& leak_list() {
 }
 }  // namespace
 
+namespace {
+bool built_before(const std::string& row) {
+  static std::set<std::string> seen;
+  return !seen.insert(row).second;
+}
+}  // namespace
+
 device_memory_watch::device_memory_watch(std::string row)
-    : row_(std::move(row)), free_at_start_(cuda::memory_info().free_bytes) {}
+    : row_(std::move(row)), watched_(built_before(row_)), free_at_start_(cuda::memory_info().free_bytes) {}
 
 device_memory_watch::~device_memory_watch() {
+  if (!watched_) return;
   std::size_t free_now = 0, total = 0;
   if (cudaMemGetInfo(&free_now, &total) != cudaSuccess) return;  // a broken context is reported elsewhere
   if (free_now < free_at_start_)

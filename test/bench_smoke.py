@@ -5,6 +5,7 @@ usage: bench_smoke.py CASE SOLVE_BENCH WORKDIR
   run       tiny CPU sweep: exit 0, every expected row, counters, resid < 16, context, rows log
   singular  a singular matrix: named error per row, other rows still run, exit 1
   usage     bad flags and environment values: message naming the problem, exit 2
+  memory    (GPU) every GPU row built twice gives back all its device memory the second time
   sticky    (fault-injection build, GPU) a sticky CUDA error fails its row by name, later GPU
             rows do not run, CPU rows do, exit 1; skipped (exit 77) without a GPU
 """
@@ -14,6 +15,8 @@ import subprocess
 import sys
 
 THRESHOLD = 16.0
+# Google Benchmark 1.8 wants a unit suffix ("0.001s"), 1.7 refuses one; CMake knows which.
+MIN_TIME = os.environ.get("SB_MIN_TIME", "0.001")
 OPS_RHS = ["gesv", "posv", "getrs", "potrs"]
 OPS_NO_RHS = ["getrf", "potrf", "gemm"]
 CONTEXT_KEYS = ["blas_config", "blas_core", "blas_threads", "lapack_library", "solve_bench_build_type",
@@ -46,7 +49,7 @@ def load_rows_log(path):
 def case_run(exe, work):
     out = os.path.join(work, "run.json")
     sizes = [16, 33]
-    p = run(exe, ["--sizes=16,33", "--nrhs=1,2", "--benchmark_min_time=0.001", "--batch_n=4,9",
+    p = run(exe, ["--sizes=16,33", "--nrhs=1,2", "--benchmark_min_time=" + MIN_TIME, "--batch_n=4,9",
                   "--batch_count=3,20", "--mixed_kinds=diagdom,uniform", "--refine=classical,gmres",
                   "--benchmark_out=" + out, "--benchmark_out_format=json"])
     print(p.stderr[-2000:])
@@ -128,7 +131,7 @@ def case_run(exe, work):
 
 def case_singular(exe, work):
     out = os.path.join(work, "singular.json")
-    p = run(exe, ["--sizes=40", "--kind=singular", "--precisions=d", "--benchmark_min_time=0.001",
+    p = run(exe, ["--sizes=40", "--kind=singular", "--precisions=d", "--benchmark_min_time=" + MIN_TIME,
                   "--benchmark_filter=CPU/d(gesv|getrf|gemm)/n", "--benchmark_out=" + out])
     print(p.stdout[-1500:], p.stderr[-1500:])
     if p.returncode != 1:
@@ -173,14 +176,29 @@ def case_usage(exe, work):
     print("ok: %d bad inputs rejected with exit 2" % len(cases))
 
 
-def case_sticky(exe, work):
-    out = os.path.join(work, "sticky.json")
+def require_gpu(exe):
     probe = run(exe, ["--sizes=64", "--benchmark_filter=^GPU/dgesv/", "--benchmark_list_tests=true"])
     if "GPU rows not registered" in probe.stderr:
         print("SKIP: no GPU: " + probe.stderr.strip().splitlines()[0])
         sys.exit(77)
+
+
+def case_memory(exe, work):
+    require_gpu(exe)
+    p = run(exe, ["--sizes=64,300", "--batch_n=4,40", "--batch_count=9,100", "--mixed_kinds=diagdom",
+                  "--benchmark_min_time=" + MIN_TIME, "--benchmark_repetitions=2",
+                  "--benchmark_enable_random_interleaving=true", "--benchmark_filter=^GPU"])
+    print(p.stderr[-3000:])
+    if p.returncode != 0 or "device memory leak" in p.stderr:
+        fail("GPU rows must give back their device memory (exit %d)" % p.returncode)
+    print("ok: every GPU row built twice returned all device memory")
+
+
+def case_sticky(exe, work):
+    out = os.path.join(work, "sticky.json")
+    require_gpu(exe)
     env = {"SOLVE_BENCH_INJECT_FAULT": "GPU/dgesv/n:64/"}
-    p = run(exe, ["--sizes=64,96", "--precisions=d", "--benchmark_min_time=0.001",
+    p = run(exe, ["--sizes=64,96", "--precisions=d", "--benchmark_min_time=" + MIN_TIME,
                   "--benchmark_filter=^(CPU|GPU)/d(gesv|posv)/n:[0-9]+/nrhs:1/manual_time", "--benchmark_out=" + out],
             env)
     print(p.stdout[-3000:], p.stderr[-3000:])
@@ -205,7 +223,8 @@ def main():
         sys.exit(2)
     case, exe, work = sys.argv[1:]
     os.makedirs(work, exist_ok=True)
-    {"run": case_run, "singular": case_singular, "usage": case_usage, "sticky": case_sticky}[case](exe, work)
+    {"run": case_run, "singular": case_singular, "usage": case_usage, "memory": case_memory,
+     "sticky": case_sticky}[case](exe, work)
 
 
 if __name__ == "__main__":

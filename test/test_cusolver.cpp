@@ -20,9 +20,12 @@ namespace cuda = solvebench::cuda;
 
 namespace {
 
+// cudaMemcpy runs on the legacy default stream, which the library's non-blocking streams do
+// not wait for (and a pageable H2D copy may return before its DMA is done): synchronise.
 template <class T>
 std::vector<T> to_host(const cuda::device_buffer<T>& d) {
   std::vector<T> h(d.size());
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   EXPECT_EQ(cudaMemcpy(h.data(), d.data(), d.size_bytes(), cudaMemcpyDeviceToHost), cudaSuccess);
   return h;
 }
@@ -31,6 +34,7 @@ template <class T>
 cuda::device_buffer<T> to_device(const sb::host_matrix<T>& m) {
   cuda::device_buffer<T> d(m.size());
   EXPECT_EQ(cudaMemcpy(d.data(), m.data(), m.size_bytes(), cudaMemcpyHostToDevice), cudaSuccess);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   return d;
 }
 
@@ -159,8 +163,12 @@ TYPED_TEST(Cusolver, GemmAndItsCheck) {
   sb::host_matrix<T> c(n, n);
   sb::lapack::gemm(a, b, c);
   EXPECT_LT(sb::gemm_scaled_residual(a, b, c), sb::residual_threshold);
-  const T bump = 1;
-  ASSERT_EQ(cudaMemcpy(dc.data() + 5, &bump, sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
+  ctx.synchronize();
+  T entry{};
+  ASSERT_EQ(cudaMemcpy(&entry, dc.data() + 5, sizeof(T), cudaMemcpyDeviceToHost), cudaSuccess);
+  entry += 100;  // a wrong entry, off by far more than rounding (entries are ~n/4)
+  ASSERT_EQ(cudaMemcpy(dc.data() + 5, &entry, sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   EXPECT_GT(cuda::gemm_scaled_residual(da.data(), db.data(), dc.data(), n, ctx.stream()), sb::residual_threshold);
 }
 
@@ -210,14 +218,17 @@ TEST_F(CusolverErrors, LegacyApiRefusesSizesPastInt32) {
 
 TEST_F(CusolverErrors, SolverMemoryComesBack) {
   cuda::context ctx;
-  const auto before = cuda::memory_info().free_bytes;
-  {
+  const auto use = [&ctx] {
     cuda::device_buffer<double> a(2048 * 2048);
-    cuda::generate_matrix(a.data(), sb::matrix_kind::uniform, 2048, 1, ctx.stream());
+    cuda::generate_matrix(a.data(), sb::matrix_kind::spd, 2048, 1, ctx.stream());
     cuda::lu_solver<double> lu(ctx, 2048, 1);
     cuda::cholesky_solver<double> ch(ctx, 2048, 1);
     lu.factor(a.data());
+    ch.factor(a.data());
     ctx.synchronize();
-  }
+  };
+  use();  // the first use loads kernels (lazy module loading), which stay resident
+  const auto before = cuda::memory_info().free_bytes;
+  use();
   EXPECT_EQ(cuda::memory_info().free_bytes, before);
 }

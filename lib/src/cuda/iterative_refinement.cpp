@@ -101,8 +101,11 @@ void irs_solver::prepare() {
 void irs_solver::solve(double* a, double* b, double* x) {
   if (!infos_) prepare();
   const int n = static_cast<int>(n_), k = static_cast<int>(nrhs_);
-  SB_CUSOLVER_CHECK(cusolverDnIRSXgesv(ctx_.solver(), params_.get(), infos_.get(), n, k, a, n, b, n, x, n,
-                                       work_.data(), work_.size(), &niters_, info_.data()));
+  const cusolverStatus_t status = cusolverDnIRSXgesv(ctx_.solver(), params_.get(), infos_.get(), n, k, a, n, b, n, x,
+                                                     n, work_.data(), work_.size(), &niters_, info_.data());
+  // A singular matrix is a property of the input: the same typed error as the other solves.
+  if (status == CUSOLVER_STATUS_IRS_MATRIX_SINGULAR) check_info();
+  SB_CUSOLVER_CHECK(status);
 }
 
 irs_result irs_solver::outcome() const {
