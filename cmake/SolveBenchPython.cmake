@@ -1,7 +1,8 @@
 # Python tests that need modules (scipy, matplotlib) which not every interpreter has: a
 # pyenv or venv `python3` on PATH may shadow the distribution's /usr/bin/python3 that has
 # the Debian packages. Each test gets the first candidate that imports what it needs; with
-# none, a test that CTest reports as skipped and that says what to install.
+# none, a test that CTest reports as skipped and that says what to install, or, with
+# SOLVE_BENCH_REQUIRE_TOOL_TESTS=ON (CI), a configure error.
 
 # solve_bench_python_with(<var> <module>...): FindPython3's interpreter, then /usr/bin/python3.
 function(solve_bench_python_with out_var)
@@ -46,6 +47,10 @@ function(solve_bench_add_python_test)
            "(Debian/Ubuntu: apt install python3-scipy python3-matplotlib python3-numpy)")
   elseif("REQUIRES_FILE" IN_LIST ARGN AND (NOT arg_REQUIRES_FILE OR NOT EXISTS "${arg_REQUIRES_FILE}"))
     set(skip_reason "no file '${arg_REQUIRES_FILE}'")
+  endif()
+  if(NOT skip_reason STREQUAL "" AND SOLVE_BENCH_REQUIRE_TOOL_TESTS)
+    message(FATAL_ERROR "solve_bench: test ${arg_NAME} would be skipped: ${skip_reason} "
+                        "(SOLVE_BENCH_REQUIRE_TOOL_TESTS=ON)")
   endif()
   if(NOT skip_reason STREQUAL "")  # not if(skip_reason): a text ending in -NOTFOUND is false
     add_test(NAME ${arg_NAME} COMMAND ${CMAKE_COMMAND} -E echo "SKIPPED: ${skip_reason}")
