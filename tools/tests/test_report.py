@@ -30,24 +30,27 @@ class CrossoverTest(unittest.TestCase):
         # log speedup goes from log 0.5 to log 2 between n = 100 and 1000: halfway, sqrt(100 * 1000)
         cross = report.crossover([(100, 0.5), (1000, 2.0)])
         self.assertEqual(cross.kind, "at")
-        self.assertAlmostEqual(cross.n, 316.2277, places=3)
+        self.assertAlmostEqual(cross.x, 316.2277, places=3)
         self.assertEqual(cross.text(), "n ≈ 316")
 
     def test_exactly_one_at_a_measured_n(self):
-        self.assertAlmostEqual(report.crossover([(100, 0.5), (200, 1.0), (400, 3.0)]).n, 200.0)
+        self.assertAlmostEqual(report.crossover([(100, 0.5), (200, 1.0), (400, 3.0)]).x, 200.0)
 
     def test_last_rise_counts(self):
         # faster at 64, slower at 128 and 256, faster from 1024 on: the crossover is the last rise
         cross = report.crossover([(64, 2.0), (128, 0.5), (256, 0.5), (1024, 2.0), (2048, 4.0)])
-        self.assertAlmostEqual(cross.n, 512.0)
+        self.assertAlmostEqual(cross.x, 512.0)
 
     def test_faster_everywhere_and_never(self):
         below = report.crossover([(64, 1.5), (128, 3.0)])
-        self.assertEqual((below.kind, below.n), ("below", 64))
+        self.assertEqual((below.kind, below.x), ("below", 64))
         never = report.crossover([(64, 0.1), (128, 2.0), (256, 0.9)])
-        self.assertEqual((never.kind, never.n), ("none", 256))
+        self.assertEqual((never.kind, never.x), ("none", 256))
         self.assertEqual(never.text(), "slower up to n = 256")
         self.assertIsNone(report.crossover([]))
+
+    def test_named_after_the_sweep_axis(self):
+        self.assertEqual(report.crossover([(100, 0.5), (1000, 2.0)], "batch").text(), "batch ≈ 316")
 
     def test_three_significant_digits(self):
         self.assertEqual([report.fmt_sig(x) for x in (7330.4, 115.2, 1.804, 0.012345)],
@@ -138,6 +141,27 @@ class ReportRunTest(unittest.TestCase):
         self.assertFalse(os.path.exists(stale))
         self.assertTrue(os.path.exists(os.path.join(self.out, "gflops.svg")))
         self.assertIn("| n | CPU ms | resid |", self.read("table.md"))
+
+    def test_batched_rows_sweep_the_batch_axis(self):
+        # dgesv_batched/n:32/batch:B: one n, the batch size varies; the GPU loop is 2x slower
+        # than the CPU at batch 100 and 2x faster at 1000
+        runs = []
+        for batch, cpu_ms, loop_ms, gpu_ms in ((100, 1.0, 2.0, 0.1), (1000, 10.0, 5.0, 0.2)):
+            for backend, ms in (("CPU", cpu_ms), ("GPU-loop", loop_ms), ("GPU", gpu_ms)):
+                runs += synth.runs("%s/dgesv_batched/n:32/batch:%d/manual_time" % (backend, batch),
+                                   synth.spread(ms, 5), {"resid": 0.01})
+        stdout = self.run_report(synth.write_json(os.path.join(self.dir, "batched.json"), runs))
+        self.assertIn("no gflops plot", stdout)  # these rows have no GFLOP/s counter
+        self.assertFalse(os.path.exists(os.path.join(self.out, "gflops.png")))
+        table = self.read("table.md")
+        self.assertIn("## dgesv_batched (n:32)", table)
+        self.assertIn("| batch | CPU ms | GPU ms | GPU speedup | GPU-loop ms | GPU-loop speedup | resid |", table)
+        self.assertIn("| 1000 | 10.0 | 0.200 | 50.0× | 5.00 | 2.00× | 0.01 |", table)
+        self.assertIn("GPU-loop: batch ≈ 316", table)
+        speedup = self.svg_text("speedup.svg")
+        self.assertIn("dgesv_batched (n:32)", speedup)
+        self.assertIn("GPU-loop: batch ≈ 316", speedup)
+        self.assertNotIn("matrix order n", speedup)
 
     def test_cpu_and_gpu_from_separate_files(self):
         runs = synthetic_runs()
