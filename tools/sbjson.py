@@ -49,11 +49,6 @@ class RowName:
         """The axes other than `without`, e.g. 'nrhs:1' for CPU/dgesv/n:64/nrhs:1."""
         return "/".join(k + (":" + v if v else "") for k, v in self.axes if k not in without)
 
-    @property
-    def precision(self) -> str:
-        """The working (output) precision letter: d in dgesv and dsgesv, s in sposv."""
-        return self.op[:1]
-
 
 def parse_name(name: str) -> RowName:
     parts = [p for p in name.split("/") if p]
@@ -133,7 +128,8 @@ class Row:
     @property
     def samples_ms(self) -> List[float]:
         """Per-repetition times; with --benchmark_report_aggregates_only, the medians."""
-        return self.times_ms or self.aggregate_times_ms.get("median") or self.aggregate_times_ms.get("mean", [])
+        aggregates = self.aggregate_times_ms
+        return self.times_ms or aggregates.get("median") or aggregates.get("mean", [])
 
     @property
     def median_ms(self) -> Optional[float]:

@@ -15,14 +15,14 @@ import sbjson  # noqa: E402
 class NameTest(unittest.TestCase):
     def test_cpu_row(self):
         name = sbjson.parse_name("CPU/dgesv/n:4096/nrhs:1/manual_time")
-        self.assertEqual((name.backend, name.op, name.n, name.precision), ("CPU", "dgesv", 4096, "d"))
+        self.assertEqual((name.backend, name.op, name.n), ("CPU", "dgesv", 4096))
         self.assertEqual(name.variant(), "nrhs:1")
 
     def test_future_rows(self):
         mpi = sbjson.parse_name("MPI/dgesv/n:8192/ranks:4/nb:128/manual_time")
         self.assertEqual((mpi.backend, mpi.op, mpi.n, mpi.variant()), ("MPI", "dgesv", 8192, "ranks:4/nb:128"))
         mixed = sbjson.parse_name("GPU/dhgesv/n:1024/nrhs:1/kind:diagdom/manual_time")
-        self.assertEqual((mixed.op, mixed.precision, mixed.variant()), ("dhgesv", "d", "nrhs:1/kind:diagdom"))
+        self.assertEqual((mixed.op, mixed.variant()), ("dhgesv", "nrhs:1/kind:diagdom"))
         batched = sbjson.parse_name("GPU-loop/dgesv_batched/n:32/batch:10000/manual_time")
         self.assertEqual((batched.backend, batched.op, batched.n, batched.variant()),
                          ("GPU-loop", "dgesv_batched", 32, "batch:10000"))
