@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """The tools on JSON that solve_bench itself writes, with their output checked.
 
-usage: checks.py CASE SOLVE_BENCH WORKDIR [TOOL] [RESULTS_DIR]
-  compare  Google Benchmark's compare.py (TOOL) on two runs, on CPU/d vs CPU/s in one run, and
-           on CPU vs GPU in every committed results JSON under RESULTS_DIR (e.g. results/h200)
+usage: checks.py CASE SOLVE_BENCH WORKDIR [--compare-py PATH] [--results DIR]
+  compare  Google Benchmark's compare.py (PATH) on two runs, on CPU/d vs CPU/s in one run, and
+           on CPU vs GPU in every committed results JSON under DIR (e.g. results/h200)
   rerun    the acceptance of tools/regress: a re-run of the same build passes, a copy of it
            made 1.5x slower fails
-  report   tools/report on a real CPU run: figures, a table with every row, no speedup plot
+  report   tools/report on a real CPU run (figures, a table with every row, no speedup plot)
+           and on the committed results under DIR (figures including the speedup)
 """
+import argparse
 import copy
 import glob
 import json
@@ -40,12 +42,16 @@ def solve_bench(exe, out, *flags):
     # make timings jump by orders of magnitude, which says nothing about the code.
     run([exe, "--benchmark_out=" + out, "--benchmark_out_format=json"] + list(flags),
         env={"OPENBLAS_NUM_THREADS": "1"}, expect=0)
-    with open(out) as f:
+    return load_json(out)
+
+
+def load_json(path):
+    with open(path) as f:
         return json.load(f)
 
 
 def base_names(doc):
-    return sorted({b["run_name"] for b in doc["benchmarks"]})
+    return sorted({b.get("run_name", b["name"]) for b in doc["benchmarks"]})
 
 
 # ---------------------------------------------------------------------------------- compare
@@ -59,6 +65,10 @@ def compare_py(tool, mode_args, work, tag):
         paired = {entry["name"] for entry in json.load(f)
                   if entry.get("run_type") != "aggregate" and entry["name"] != "OVERALL_GEOMEAN"}
     return p.stdout, paired
+
+
+def committed_results(results_dir):
+    return sorted(glob.glob(os.path.join(results_dir, "*.json"))) if results_dir else []
 
 
 def case_compare(exe, work, tool, results_dir):
@@ -90,11 +100,10 @@ def case_compare(exe, work, tool, results_dir):
 
     # CPU vs GPU, exactly as the README says, on each committed results file that has both,
     # and on a synthetic one so that this check runs before any results are committed.
-    committed = sorted(glob.glob(os.path.join(results_dir, "*.json"))) if results_dir else []
+    committed = committed_results(results_dir)
     checked = 0
     for path in committed + [synthetic_cpu_gpu(work)]:
-        with open(path) as f:
-            names = {b.get("run_name", b["name"]) for b in json.load(f)["benchmarks"]}
+        names = set(base_names(load_json(path)))
         expected = {"[CPU vs. GPU]" + n[len("CPU"):] for n in names
                     if n.startswith("CPU/") and "GPU" + n[len("CPU"):] in names}
         if not expected:
@@ -149,7 +158,7 @@ def pooled_log(paths, out):
     return out
 
 
-def case_rerun(exe, work, *_):
+def case_rerun(exe, work, _tool, _results_dir):
     # Two runs of the same build, each pooled from rounds that alternate between them (as the
     # CI workflow does), so that both see the same machine load; rows that time steadily
     # (one BLAS thread, interleaved repetitions, enough iterations each). The 25% threshold is
@@ -203,7 +212,7 @@ def case_rerun(exe, work, *_):
 
 # ---------------------------------------------------------------------------------- report
 
-def case_report(exe, work, *_):
+def case_report(exe, work, _tool, results_dir):
     run_json = os.path.join(work, "cpu.json")
     doc = solve_bench(exe, run_json, "--sizes=32,64", "--benchmark_min_time=0.001", "--benchmark_repetitions=3")
     out = os.path.join(work, "report")
@@ -229,15 +238,31 @@ def case_report(exe, work, *_):
             fail("gflops.svg lacks %r" % text)
     print("ok: report on a real CPU run: figures and a table with all %d rows" % len(base_names(doc)))
 
+    committed = committed_results(results_dir)
+    if not committed:
+        print("note: no committed results under %s yet; report on them not checked" % results_dir)
+        return
+    out = os.path.join(work, "committed")
+    p = run([sys.executable, os.path.join(TOOLS, "report"), "--out", out] + committed, expect=0)
+    has_gpu = any(n.startswith("GPU") for path in committed for n in base_names(load_json(path)))
+    expected = ["gflops.svg", "time.svg", "table.md"] + (["speedup.svg"] if has_gpu else [])
+    missing = [name for name in expected if not os.path.exists(os.path.join(out, name))]
+    if missing:
+        fail("report on %s wrote no %s" % (" ".join(committed), missing))
+    print("ok: report on the committed results wrote %s" % ", ".join(expected))
+
 
 def main():
-    if len(sys.argv) < 4:
-        print(__doc__)
-        sys.exit(2)
-    case, exe, work = sys.argv[1:4]
-    extra = sys.argv[4:] + [None, None]
-    os.makedirs(work, exist_ok=True)
-    {"compare": case_compare, "rerun": case_rerun, "report": case_report}[case](exe, work, extra[0], extra[1])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
+    parser.add_argument("case", choices=["compare", "rerun", "report"])
+    parser.add_argument("solve_bench")
+    parser.add_argument("workdir")
+    parser.add_argument("--compare-py", help="Google Benchmark's compare.py")
+    parser.add_argument("--results", help="committed results folder, e.g. results/h200")
+    args = parser.parse_args()
+    os.makedirs(args.workdir, exist_ok=True)
+    case = {"compare": case_compare, "rerun": case_rerun, "report": case_report}[args.case]
+    case(args.solve_bench, args.workdir, args.compare_py, args.results)
 
 
 if __name__ == "__main__":
