@@ -6,8 +6,8 @@ usage: checks.py CASE SOLVE_BENCH WORKDIR [--compare-py PATH] [--results DIR]
            on CPU vs GPU in every committed results JSON under DIR (e.g. results/h200)
   rerun    the acceptance of tools/regress: a re-run of the same build passes, a copy of it
            made 1.5x slower fails
-  report   tools/report on a real CPU run (figures, a table with every row, no speedup plot)
-           and on the committed results under DIR (figures including the speedup)
+  report   tools/report on a real run (figures, a table with every row, a speedup plot only
+           with GPU rows) and on the committed results under DIR
 """
 import argparse
 import copy
@@ -102,7 +102,8 @@ def case_compare(exe, work, tool, results_dir):
     # and on a synthetic one so that this check runs before any results are committed.
     committed = committed_results(results_dir)
     checked = 0
-    for path in committed + [synthetic_cpu_gpu(work)]:
+    # (the fresh run too: it has GPU rows on a CUDA build)
+    for path in committed + [os.path.join(work, "a.json"), synthetic_cpu_gpu(work)]:
         names = set(base_names(load_json(path)))
         expected = {"[CPU vs. GPU]" + n[len("CPU"):] for n in names
                     if n.startswith("CPU/") and "GPU" + n[len("CPU"):] in names}
@@ -213,13 +214,16 @@ def case_rerun(exe, work, _tool, _results_dir):
 # ---------------------------------------------------------------------------------- report
 
 def case_report(exe, work, _tool, results_dir):
-    run_json = os.path.join(work, "cpu.json")
+    # CPU rows; on a CUDA build GPU rows too, and then a speedup plot
+    run_json = os.path.join(work, "run.json")
     doc = solve_bench(exe, run_json, "--sizes=32,64", "--benchmark_min_time=0.001", "--benchmark_repetitions=3")
+    has_gpu = any(name.startswith("GPU") for name in base_names(doc))
     out = os.path.join(work, "report")
     p = run([sys.executable, os.path.join(TOOLS, "report"), "--out", out, run_json], expect=0)
-    if "no speedup plot" not in p.stdout:
+    if not has_gpu and "no speedup plot" not in p.stdout:
         fail("a CPU-only run should say why there is no speedup plot")
-    for name in ("gflops.png", "gflops.svg", "time.png", "time.svg", "table.md"):
+    figures = ["gflops", "time"] + (["speedup"] if has_gpu else [])
+    for name in [f + ext for f in figures for ext in (".png", ".svg")] + ["table.md"]:
         path = os.path.join(out, name)
         if not os.path.exists(path) or os.path.getsize(path) < 200:
             fail("%s missing or empty" % path)
@@ -229,14 +233,14 @@ def case_report(exe, work, _tool, results_dir):
     sections = {s.split("\n", 1)[0].split(" ")[0]: s for s in table.split("\n## ")[1:]}
     for name in base_names(doc):
         op, n = name.split("/")[1], re.search(r"/n:(\d+)", name).group(1)
-        if op not in sections or not re.search(r"^\| %s \| [0-9.]+ \| [0-9.e-]+ \|$" % n, sections[op], re.M):
+        if op not in sections or not re.search(r"^\| %s \| [0-9.]+ (\|.* )?\| [0-9.e-]+ \|$" % n, sections[op], re.M):
             fail("table.md has no line for %s" % name)
     with open(os.path.join(out, "gflops.svg"), encoding="utf-8") as f:
         svg = f.read()
     for text in ("dgesv (nrhs:1)", "matrix order n", "CPU GEMM, same precision (ceiling)"):
         if text not in svg:
             fail("gflops.svg lacks %r" % text)
-    print("ok: report on a real CPU run: figures and a table with all %d rows" % len(base_names(doc)))
+    print("ok: report on a real run: %s and a table with all %d rows" % (", ".join(figures), len(base_names(doc))))
 
     committed = committed_results(results_dir)
     if not committed:
