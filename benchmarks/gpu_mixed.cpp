@@ -65,6 +65,7 @@ class gpu_mixed_fixture {
     check_info();
     const double resid =
         cuda::hpl_scaled_residual(a0_.data(), irs_ ? x_.data() : b_.data(), b0_.data(), n_, 1, ctx_.stream());
+    if (irs_ && !(resid < residual_threshold)) irs_->diagnose(a_.data(), a0_.data());  // singular: say so
     check_residual(row_, resid);
     return resid;
   }

@@ -40,12 +40,20 @@ bool built_before(const std::string& row) {
 }
 }  // namespace
 
+// Stream-ordered frees (cudaFreeAsync, which the libraries use for some workspaces) return
+// memory to the driver only at a synchronisation: synchronise before each reading.
+std::uint64_t settled_free_bytes() {
+  SB_CUDA_CHECK(cudaDeviceSynchronize());
+  return cuda::memory_info().free_bytes;
+}
+
 device_memory_watch::device_memory_watch(std::string row)
-    : row_(std::move(row)), watched_(built_before(row_)), free_at_start_(cuda::memory_info().free_bytes) {}
+    : row_(std::move(row)), watched_(built_before(row_)), free_at_start_(settled_free_bytes()) {}
 
 device_memory_watch::~device_memory_watch() {
   if (!watched_) return;
   std::size_t free_now = 0, total = 0;
+  if (cudaDeviceSynchronize() != cudaSuccess) return;  // a broken context is reported elsewhere
   if (cudaMemGetInfo(&free_now, &total) != cudaSuccess) return;  // a broken context is reported elsewhere
   if (free_now < free_at_start_)
     leak_list().push_back(row_ + ": " + std::to_string(free_at_start_ - free_now) +

@@ -83,9 +83,13 @@ TEST_F(CudaOwners, PinnedBufferAndHandlesRelease) {
     t.stop(s.get());
     EXPECT_GE(t.elapsed_seconds(), 0.0);
   };
-  use();  // first creation loads the libraries' modules, which stay resident
+  // The first creation loads the libraries' modules, which stay resident; stream-ordered
+  // frees inside the libraries settle at a synchronisation.
+  use();
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   const auto before = cuda::memory_info().free_bytes;
   use();
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   // Handles allocate device memory; all of it must come back.
   EXPECT_EQ(cuda::memory_info().free_bytes, before);
 }

@@ -49,6 +49,10 @@ class irs_solver {
   void solve(double* a, double* b, double* x);
   irs_result outcome() const;  // of the last solve
   void check_info() const;     // singular_matrix(k) / invalid_argument from devInfo
+  // After a solve whose answer failed its check: cuSOLVER may report an exactly singular
+  // matrix only as non-convergence, so factor A (copied into `scratch`, n x n) in fp64 and
+  // throw singular_matrix(k) if it is singular; returns when A is not.
+  void diagnose(double* scratch, const double* a) const;
 
  private:
   const context& ctx_;

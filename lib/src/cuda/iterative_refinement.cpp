@@ -116,6 +116,19 @@ irs_result irs_solver::outcome() const {
   return r;
 }
 
+void irs_solver::diagnose(double* scratch, const double* a) const {
+  SB_CUDA_CHECK(cudaMemcpyAsync(scratch, a, static_cast<std::size_t>(n_ * n_) * sizeof(double),
+                                cudaMemcpyDeviceToDevice, ctx_.stream()));
+  lu_solver<double> lu(ctx_, n_, 1);
+  lu.factor(scratch);
+  try {
+    lu.check_info();
+  } catch (const singular_matrix& e) {
+    throw singular_matrix(std::string("cusolverDnIRSXgesv(") + op_name(opt_.lowest) +
+                              ") did not converge; fp64 LU of A", e.pivot());
+  }
+}
+
 void irs_solver::check_info() const {
   int h = 0;
   SB_CUDA_CHECK(cudaMemcpyAsync(&h, info_.data(), sizeof h, cudaMemcpyDeviceToHost, ctx_.stream()));
