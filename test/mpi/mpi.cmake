@@ -1,0 +1,20 @@
+# MPI tests: the library tests on a 1x2 and a 2x2 grid, and checked runs of solve_bench_mpi.
+# A hang is a failure: every test has a TIMEOUT.
+add_executable(solvebench_mpi_tests mpi/test_scalapack.cpp)
+target_link_libraries(solvebench_mpi_tests PRIVATE
+  solvebench::mpi LAPACKE::LAPACKE GTest::gtest solvebench_warnings)
+
+# In containers Open MPI's shared-memory transport cannot always use CMA (ptrace rules);
+# copying through the shared segment works everywhere and is fast enough for tests.
+set(_sb_mpi_test_env
+  OMPI_MCA_btl_vader_single_copy_mechanism=none
+  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  OPENBLAS_NUM_THREADS=1)
+
+foreach(ranks 2 4)
+  add_test(NAME mpi.scalapack.np${ranks}
+           COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${ranks} ${SOLVE_BENCH_MPIEXEC_PREFLAGS}
+                   ${MPIEXEC_PREFLAGS} $<TARGET_FILE:solvebench_mpi_tests> ${MPIEXEC_POSTFLAGS})
+  set_tests_properties(mpi.scalapack.np${ranks} PROPERTIES
+    LABELS "mpi" TIMEOUT 300 PROCESSORS 2 ENVIRONMENT "${_sb_mpi_test_env}")
+endforeach()
