@@ -68,7 +68,7 @@ void add_context(const bench::mpi_options& opt, const sp::process_grid& grid) {
   add("scalapack_library", mpi.scalapack_library);
   add("scalapack_version", std::string(SOLVE_BENCH_SCALAPACK_VERSION).empty()
                                ? "unknown (ScaLAPACK cannot report it; see scalapack_library)"
-                               : SOLVE_BENCH_SCALAPACK_VERSION " (pkg-config at build time; ScaLAPACK cannot report it)");
+                               : SOLVE_BENCH_SCALAPACK_VERSION " (known at build time; ScaLAPACK cannot report it)");
   add("blas_config", blas.blas_config);
   add("blas_core", blas.blas_core);
   add("blas_threads", std::to_string(blas.blas_threads));
