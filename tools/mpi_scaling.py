@@ -2,7 +2,7 @@
 """Strong scaling of ScaLAPACK against LAPACKE, in one JSON: CPU rows and MPI rows for
 several rank counts, side by side, with a table of medians.
 
-usage: mpi_scaling.py --build DIR --out RUN.json [--ranks 1,2] [--sizes 2048] [--nb 128]
+usage: mpi_scaling.py --build DIR --out RUN.json [--ranks 1,2] [--sizes 2048] [--nb 64]
                       [--repetitions 5] [--precisions d] [--mpiexec "mpirun ..."]
 
 Runs, one after the other, on this machine:
@@ -68,7 +68,7 @@ def main():
     ap.add_argument("--out", required=True, help="merged Google Benchmark JSON to write")
     ap.add_argument("--ranks", default="1,2", help="MPI rank counts, e.g. 1,2,4,8,16")
     ap.add_argument("--sizes", default="2048")
-    ap.add_argument("--nb", default="128", help="ScaLAPACK block size(s)")
+    ap.add_argument("--nb", default="64", help="ScaLAPACK block size(s)")
     ap.add_argument("--repetitions", type=int, default=5)
     ap.add_argument("--precisions", default="d")
     ap.add_argument("--mpiexec", default=os.environ.get("SOLVE_BENCH_MPIEXEC", "mpirun --bind-to core --map-by core"),

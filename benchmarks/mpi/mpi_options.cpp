@@ -77,11 +77,11 @@ std::string mpi_usage_text() {
 
 Dense Ax = b with ScaLAPACK over MPI (p?gesv, p?posv) on a near-square process grid of
 the P ranks, rows named MPI/<op>/n:N/nrhs:K/ranks:P/nb:NB, e.g.
-MPI/dgesv/n:4096/nrhs:1/ranks:4/nb:128/manual_time. Only rank 0 prints and writes files.
+MPI/dgesv/n:4096/nrhs:1/ranks:4/nb:64/manual_time. Only rank 0 prints and writes files.
 
 flags (each also read from the environment variable in brackets; flags win):
   --sizes=N[,N...]       matrix orders [SOLVE_BENCH_SIZES] (default 256,512,1024,2048,4096)
-  --nb=NB[,NB...]        ScaLAPACK block sizes [SOLVE_BENCH_NB] (default 128)
+  --nb=NB[,NB...]        ScaLAPACK block sizes [SOLVE_BENCH_NB] (default 64)
   --nrhs=K[,K...]        right-hand sides [SOLVE_BENCH_NRHS] (default 1)
   --precisions=d,s       double (d) and/or single (s) [SOLVE_BENCH_PRECISIONS]
   --kind=KIND            uniform, diagdom, spd, singular [SOLVE_BENCH_KIND]

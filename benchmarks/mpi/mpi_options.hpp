@@ -12,7 +12,7 @@ namespace solvebench::bench {
 
 struct mpi_options {
   options common;                    // parsed by parse_options, as solve_bench does
-  std::vector<std::int64_t> nb{128}; // ScaLAPACK block sizes (square blocks)
+  std::vector<std::int64_t> nb{64};  // ScaLAPACK block sizes (square blocks)
   int blas_threads = 1;              // OpenBLAS threads per rank
 };
 
