@@ -9,7 +9,7 @@
 #   tools/device_mpi.sh fetch     apt-get download the .debs into .carry/mpi-debs (here)
 #   tools/device_mpi.sh setup     unpack, build solve_bench + solve_bench_mpi, run the MPI tests
 #   tools/device_mpi.sh measure   solve_bench CPU rows + solve_bench_mpi at each rank count,
-#                                 merged into $OUT/mpi-scaling-<host>.json (tools/mpi_scaling.py)
+#                                 merged into $OUT/mpi-scaling-<host>-n<N>-nb<NB>.json (tools/mpi_scaling.py)
 #   tools/device_mpi.sh all       setup, then measure (default)
 #
 # Settings (environment): RANKS (1,2,4,8,16), SIZES (8192), NB (64,256), PRECISIONS (d),
@@ -52,6 +52,7 @@ mpi_env() {
   export PMIX_MCA_mca_base_component_path=$usr/lib/$arch/pmix2/lib/pmix
   export PATH=$prefix/bin:$usr/bin:$PATH
   export LD_LIBRARY_PATH=$usr/lib/$arch:$usr/lib/$arch/openmpi/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  export OMPI_MCA_mca_base_param_files=$prefix/etc/openmpi/openmpi-mca-params.conf  # Debian's defaults (sysconfdir is /etc)
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
   export OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader          # one node: shared memory
   export OMPI_MCA_btl_vader_single_copy_mechanism=none     # CMA may be forbidden in containers
@@ -91,15 +92,15 @@ setup() {
 measure() {
   mpi_env
   mkdir -p "$out"
-  local host cores
-  host=$(hostname)
+  local name cores
+  name=mpi-scaling-$(hostname)-n${sizes//,/_}-nb${nb//,/_}
   cores=$(lscpu -p=CORE,SOCKET 2>/dev/null | grep -v '^#' | sort -u | wc -l)
   echo "device_mpi: $(nproc) CPUs, $cores physical cores; ranks $ranks, n $sizes, nb $nb"
   # One rank per core, pinned; more ranks than physical cores share cores (hyperthreads).
-  python3 tools/mpi_scaling.py --build "$build" --out "$out/mpi-scaling-$host.json" \
+  python3 tools/mpi_scaling.py --build "$build" --out "$out/$name.json" \
     --ranks "$ranks" --sizes "$sizes" --nb "$nb" --precisions "$precisions" --repetitions "$repetitions" \
     --mpiexec "mpirun --map-by core --bind-to core:overload-allowed --oversubscribe --report-bindings" \
-    2>&1 | tee "$out/mpi-scaling-$host.log"
+    2>&1 | tee "$out/$name.log"
   return "${PIPESTATUS[0]}"
 }
 
