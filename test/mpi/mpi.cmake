@@ -7,8 +7,10 @@ target_link_libraries(solvebench_mpi_tests PRIVATE
 
 # In containers Open MPI's shared-memory transport cannot always use CMA (ptrace rules);
 # copying through the shared segment works everywhere and is fast enough for tests.
+# Everything runs on this machine, so Open MPI needs no ssh (which minimal images lack).
 set(_sb_mpi_test_env
   OMPI_MCA_btl_vader_single_copy_mechanism=none
+  OMPI_MCA_plm_rsh_agent=false
   OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
   OPENBLAS_NUM_THREADS=1)
 
