@@ -9,6 +9,7 @@ usage: bench_mpi_smoke.py CASE SOLVE_BENCH_MPI WORKDIR MPIEXEC [MPIEXEC FLAGS...
   usage     bad flags: one message naming the problem, exit 2 (and no hang)
   lockstep  ranks given different Google Benchmark flags fall out of step: exit 3 with a
             message instead of a hang
+  out_rank0 only rank 0 opens --benchmark_out: rank 1 is given a path it cannot write
 """
 import json
 import os
@@ -188,6 +189,22 @@ def case_lockstep(mpiexec, exe, work):
     print("ok: ranks out of step abort with exit 3")
 
 
+def case_out_rank0(mpiexec, exe, work):
+    # Google Benchmark opens --benchmark_out on every process given it (and exits when it
+    # cannot); rank 1 gets an unwritable path, so the run only succeeds if rank 1 ignores it.
+    out = os.path.join(work, "rank0.json")
+    common = ["--sizes=32", "--precisions=d", "--benchmark_filter=dgesv", "--benchmark_min_time=0.001"]
+    p = run(mpiexec, 0, None, ["-n", "1", exe] + common + ["--benchmark_out=" + out, ":",
+                                                            "-n", "1", exe] + common +
+            ["--benchmark_out=" + os.path.join(work, "no", "such", "dir.json")], timeout=120)
+    if p.returncode != 0:
+        fail("expected exit 0, got %d\n%s" % (p.returncode, p.stderr[-2000:]))
+    rows = [b["name"] for b in json.load(open(out))["benchmarks"]]
+    if rows != ["MPI/dgesv/n:32/nrhs:1/ranks:2/nb:64/manual_time"]:
+        fail("rank 0's JSON: %s" % rows)
+    print("ok: only rank 0 opened --benchmark_out")
+
+
 def main():
     if len(sys.argv) < 5:
         print(__doc__)
@@ -196,7 +213,7 @@ def main():
     mpiexec = sys.argv[4:]
     os.makedirs(work, exist_ok=True)
     {"run": case_run, "one_rank": case_one_rank, "singular": case_singular, "usage": case_usage,
-     "lockstep": case_lockstep}[case](mpiexec, exe, work)
+     "lockstep": case_lockstep, "out_rank0": case_out_rank0}[case](mpiexec, exe, work)
 
 
 if __name__ == "__main__":
