@@ -6,7 +6,7 @@
 # into /, and used through PATH, LD_LIBRARY_PATH and OPAL_PREFIX; Debian 12's libraries
 # need glibc >= 2.36, which Ubuntu 24.04 (2.39) has.
 #
-#   tools/device_mpi.sh fetch     apt-get download the .debs into .carry/mpi-debs (here)
+#   tools/device_mpi.sh fetch     apt-get download the .debs into .carry/mpi-debs (on Debian 12)
 #   tools/device_mpi.sh setup     unpack, build solve_bench + solve_bench_mpi, run the MPI tests
 #   tools/device_mpi.sh measure   solve_bench CPU rows + solve_bench_mpi at each rank count,
 #                                 merged into $OUT/mpi-scaling-<host>-n<N>-nb<NB>.json (tools/mpi_scaling.py)
@@ -14,6 +14,8 @@
 #
 # Settings (environment): RANKS (1,2,4,8,16), SIZES (8192), NB (64,256), PRECISIONS (d),
 # REPETITIONS (3), OUT (the device's output folder, else ./out), BUILD (build/device-mpi).
+# On the GPU machine, carrying .carry/mpi-debs: `tools/device_mpi.sh setup` (a few minutes),
+# then `tools/device_mpi.sh measure` while the machine is still warm (setup's build is reused).
 # Needs on the machine: cmake, g++, python3, dpkg-deb, and what solve_bench itself needs
 # (libopenblas-dev, liblapacke-dev, libbenchmark-dev; libgtest-dev for the tests).
 set -euo pipefail
@@ -90,6 +92,8 @@ setup() {
 }
 
 measure() {
+  [ -x "$build/benchmarks/solve_bench_mpi" ] && [ -d "$prefix/usr" ] ||
+    { echo "device_mpi: no build in $build (run 'tools/device_mpi.sh setup' first, on this machine)" >&2; exit 1; }
   mpi_env
   mkdir -p "$out"
   local name cores
