@@ -25,14 +25,6 @@ std::string join(const std::vector<std::int64_t>& v) {
   return s;
 }
 
-std::string rows_log_path(const bench::options& opt) {
-  if (!opt.rows_out.empty()) return opt.rows_out;
-  if (opt.benchmark_out.empty()) return "";
-  std::string base = opt.benchmark_out;
-  if (base.size() > 5 && base.compare(base.size() - 5, 5, ".json") == 0) base.resize(base.size() - 5);
-  return base + ".rows.jsonl";
-}
-
 void add_context(const bench::options& opt, const bench::gpu_registration& gpu) {
   const auto blas = sb::lapack::blas_runtime_info();
   benchmark::AddCustomContext("solve_bench_version", SOLVE_BENCH_VERSION);
@@ -77,7 +69,7 @@ int main(int argc, char** argv) {
   add_context(opt, gpu);
 
   try {
-    bench::row_log_reporter reporter(bench::make_display_reporter(opt.display_format), rows_log_path(opt));
+    bench::row_log_reporter reporter(bench::make_display_reporter(opt.display_format), bench::rows_log_path(opt));
     benchmark::RunSpecifiedBenchmarks(&reporter);
   } catch (const std::exception& e) {
     std::cerr << "solve_bench: " << e.what() << "\n";

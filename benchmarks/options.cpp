@@ -136,6 +136,14 @@ options parse_options(int argc, char** argv, const std::vector<std::string>& gb_
   return opt;
 }
 
+std::string rows_log_path(const options& opt) {
+  if (!opt.rows_out.empty()) return opt.rows_out;
+  if (opt.benchmark_out.empty()) return "";
+  std::string base = opt.benchmark_out;
+  if (base.size() > 5 && base.compare(base.size() - 5, 5, ".json") == 0) base.resize(base.size() - 5);
+  return base + ".rows.jsonl";
+}
+
 std::vector<std::int64_t> cpu_sizes(const options& opt) {
   if (!opt.sizes.empty()) return opt.sizes;
   return {256, 512, 1024, 2048, 4096};

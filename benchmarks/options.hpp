@@ -42,6 +42,10 @@ options parse_options(int argc, char** argv, const std::vector<std::string>& gb_
 
 std::string usage_text();
 
+// Where the JSON-lines rows log goes: --rows_out, else X.rows.jsonl next to
+// --benchmark_out=X.json, else nowhere ("").
+std::string rows_log_path(const options& opt);
+
 // "256,1024" -> {256, 1024}; each must be an integer in [1, max]; names the culprit otherwise.
 std::vector<std::int64_t> parse_size_list(const std::string& what, const std::string& text, std::int64_t max);
 

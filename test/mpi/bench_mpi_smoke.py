@@ -1,0 +1,220 @@
+#!/usr/bin/env python3
+"""Smoke runs of solve_bench_mpi under mpiexec, whose output is checked, not just the exit code.
+
+usage: bench_mpi_smoke.py CASE SOLVE_BENCH_MPI WORKDIR MPIEXEC [MPIEXEC FLAGS...]
+  run       2 ranks, tiny sweep: exit 0, every expected row once, counters, resid < 16,
+            context, only rank 0 prints, names pair with the CPU rows once the layout is cut
+  one_rank  1 rank: a 1x1 grid, rows named ranks:1
+  singular  a singular matrix: every row names its error, summary printed once, exit 1
+  usage     bad flags: one message naming the problem, exit 2 (and no hang)
+  lockstep  ranks given different Google Benchmark flags fall out of step: exit 3 with a
+            message instead of a hang
+  out_rank0 only rank 0 opens --benchmark_out: rank 1 is given a path it cannot write
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+
+THRESHOLD = 16.0
+CONTEXT_KEYS = ["mpi_ranks", "mpi_grid", "mpi_hosts", "mpi_library", "mpi_standard", "scalapack_library",
+                "scalapack_version", "blas_config", "blas_threads", "blas_library", "seed", "matrix_kind_lu",
+                "matrix_kind_cholesky", "mpi_nb", "timing", "solve_bench_version"]
+
+
+def fail(msg):
+    print("FAIL:", msg)
+    sys.exit(1)
+
+
+def run(mpiexec, ranks, exe, args, env=None, timeout=300):
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    cmd = mpiexec + ["-n", str(ranks), exe] + args if exe else mpiexec + args
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, errors="replace", env=full_env, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        fail("hung: %s did not finish in %d s" % (" ".join(cmd), timeout))
+    print("$", " ".join(cmd), "->", p.returncode)
+    return p
+
+
+def plain(text):
+    return re.sub(r"\x1b\[[0-9;]*m", "", text)
+
+
+def expected_rows(sizes, nbs, ranks):
+    return ["MPI/%s%s/n:%d/nrhs:1/ranks:%d/nb:%d/manual_time" % (p, op, n, ranks, nb)
+            for p in "ds" for op in ("gesv", "posv") for n in sizes for nb in nbs]
+
+
+def check_rows(doc, expected, ranks):
+    names = {b["name"]: b for b in doc["benchmarks"]}
+    missing = [e for e in expected if e not in names]
+    if missing:
+        fail("missing rows: %s (have %s)" % (missing, sorted(names)))
+    if len(doc["benchmarks"]) != len(expected):
+        fail("%d rows in the JSON, expected %d" % (len(doc["benchmarks"]), len(expected)))
+    for name in expected:
+        b = names[name]
+        if b.get("error_occurred"):
+            fail("%s: %s" % (name, b.get("error_message")))
+        for key in ("GFLOP/s", "resid", "n", "nrhs", "ranks", "nb"):
+            if key not in b:
+                fail("%s has no counter %s" % (name, key))
+        if not (0 <= b["resid"] < THRESHOLD):
+            fail("%s: resid %r" % (name, b["resid"]))
+        if not b["GFLOP/s"] > 0:
+            fail("%s: GFLOP/s %r" % (name, b["GFLOP/s"]))
+        fields = dict(f.split(":") for f in name.split("/")[2:-1])
+        for key in ("n", "nrhs", "ranks", "nb"):
+            if b[key] != int(fields[key]):
+                fail("%s: counter %s = %r" % (name, key, b[key]))
+        if b["ranks"] != ranks:
+            fail("%s: ranks %r, ran on %d" % (name, b["ranks"], ranks))
+
+
+def case_run(mpiexec, exe, work):
+    out = os.path.join(work, "run.json")
+    sizes, nbs = [48, 100], [16, 32]
+    p = run(mpiexec, 2, exe, ["--sizes=48,100", "--nb=16,32", "--benchmark_min_time=0.001",
+                              "--benchmark_out=" + out, "--benchmark_out_format=json"])
+    print(p.stderr[-3000:])
+    if p.returncode != 0:
+        fail("exit status %d" % p.returncode)
+    doc = json.load(open(out))
+    expected = expected_rows(sizes, nbs, 2)
+    check_rows(doc, expected, 2)
+    ctx = doc["context"]
+    for key in CONTEXT_KEYS:
+        if key not in ctx:
+            fail("context lacks %s" % key)
+    if ctx["mpi_ranks"] != "2" or ctx["mpi_grid"] != "1x2":
+        fail("grid: ranks %r grid %r" % (ctx["mpi_ranks"], ctx["mpi_grid"]))
+    if not re.fullmatch(r"[^:,]+:2", ctx["mpi_hosts"]):
+        fail("mpi_hosts should be one host with 2 ranks: %r" % ctx["mpi_hosts"])
+    if ctx["blas_threads"] != "1":
+        fail("OpenBLAS should run 1 thread per rank by default, got %r" % ctx["blas_threads"])
+    if "scalapack" not in ctx["scalapack_library"]:
+        fail("scalapack_library: %r" % ctx["scalapack_library"])
+    # Only rank 0 prints: each row appears once in the console output.
+    stdout = plain(p.stdout)
+    for name in expected:
+        if stdout.count(name) != 1:
+            fail("%s printed %d times" % (name, stdout.count(name)))
+    # Cutting the layout (/ranks:P/nb:NB) and the backend leaves the CPU row's name.
+    for name in expected:
+        cpu = re.sub(r"/ranks:\d+/nb:\d+", "", name).replace("MPI/", "CPU/", 1)
+        if not re.fullmatch(r"CPU/[ds](gesv|posv)/n:\d+/nrhs:1/manual_time", cpu):
+            fail("%s does not map to a CPU row name (%s)" % (name, cpu))
+    logged = set()
+    with open(os.path.join(work, "run.rows.jsonl")) as f:
+        for line in f:
+            logged.update(b["name"] for b in json.loads(line)["benchmarks"])
+    if logged != set(expected):
+        fail("rows log differs from the JSON: %s" % sorted(logged ^ set(expected)))
+    print("ok: %d rows on 2 ranks, all resid < 16, printed once" % len(expected))
+
+
+def case_one_rank(mpiexec, exe, work):
+    out = os.path.join(work, "one.json")
+    p = run(mpiexec, 1, exe, ["--sizes=64", "--nb=8", "--benchmark_min_time=0.001", "--benchmark_out=" + out])
+    if p.returncode != 0:
+        fail("exit status %d\n%s" % (p.returncode, p.stderr[-2000:]))
+    doc = json.load(open(out))
+    check_rows(doc, expected_rows([64], [8], 1), 1)
+    if doc["context"]["mpi_grid"] != "1x1":
+        fail("grid %r" % doc["context"]["mpi_grid"])
+    print("ok: 1 rank, 1x1 grid")
+
+
+def case_singular(mpiexec, exe, work):
+    out = os.path.join(work, "singular.json")
+    p = run(mpiexec, 2, exe, ["--sizes=40", "--nb=4", "--kind=singular", "--benchmark_min_time=0.001",
+                              "--benchmark_out=" + out])
+    print(p.stderr[-2000:])
+    if p.returncode != 1:
+        fail("expected exit 1, got %d" % p.returncode)
+    rows = {b["name"]: b for b in json.load(open(out))["benchmarks"]}
+    for prec in "ds":
+        gesv = rows.get("MPI/%sgesv/n:40/nrhs:1/ranks:2/nb:4/manual_time" % prec)
+        if not gesv or not gesv.get("error_occurred"):
+            fail("%sgesv should have failed" % prec)
+        if "p%sgesv: singular matrix" % prec not in gesv["error_message"] or "pivot 21" not in gesv["error_message"]:
+            fail("gesv error does not name the pivot: %r" % gesv["error_message"])
+        posv = rows.get("MPI/%sposv/n:40/nrhs:1/ranks:2/nb:4/manual_time" % prec)
+        if not posv or "not positive definite" not in posv.get("error_message", ""):
+            fail("posv on a non-symmetric matrix should name the minor: %r" % posv)
+    if p.stderr.count("row(s) failed") != 1:
+        fail("the failure summary should be printed once (by rank 0):\n%s" % p.stderr)
+    print("ok: every row named its error, exit 1")
+
+
+def case_usage(mpiexec, exe, work):
+    cases = [
+        (["--nb=0"], {}, "--nb: 0 must be at least 1"),
+        (["--nb=12x"], {}, "'12x' is not an integer"),
+        (["--blas_threads=0"], {}, "--blas_threads: 0 must be at least 1"),
+        (["--sizes=0"], {}, "must be at least 1"),
+        (["--kind=hilbert"], {}, "unknown matrix kind 'hilbert'"),
+        (["--frobnicate"], {}, "unknown argument '--frobnicate'"),
+        (["--benchmark_enable_random_interleaving=true"], {}, "not supported under MPI"),
+        (["--benchmark_out=" + os.path.join(work, "no", "such", "dir.json")], {}, "cannot write --benchmark_out"),
+        ([], {"SOLVE_BENCH_NB": "abc"}, "SOLVE_BENCH_NB: 'abc' is not an integer"),
+    ]
+    for args, env, needle in cases:
+        p = run(mpiexec, 2, exe, args + ["--benchmark_filter=none"], env, timeout=120)
+        if p.returncode != 2:
+            fail("%s %s: expected exit 2, got %d" % (args, env, p.returncode))
+        if p.stderr.count(needle) != 1 or "usage: mpirun" not in p.stderr:
+            fail("%s %s: stderr should say %r once:\n%s" % (args, env, needle, p.stderr))
+    p = run(mpiexec, 2, exe, ["--help"])
+    if p.returncode != 0 or p.stdout.count("--nb=NB") != 1:
+        fail("--help should print the usage once")
+    print("ok: %d bad inputs rejected with exit 2" % len(cases))
+
+
+def case_lockstep(mpiexec, exe, work):
+    # MPMD launch: the same binary, but rank 1 told to measure longer than rank 0, so their
+    # Google Benchmark instances pick different iteration counts.
+    common = ["--sizes=64", "--precisions=d", "--benchmark_filter=dgesv"]
+    p = run(mpiexec, 0, None, ["-n", "1", exe] + common + ["--benchmark_min_time=0.001", ":",
+                                                            "-n", "1", exe] + common + ["--benchmark_min_time=0.5"],
+            timeout=120)
+    if p.returncode != 3:
+        fail("expected exit 3, got %d\n%s" % (p.returncode, p.stderr[-2000:]))
+    if "aborting instead of hanging" not in p.stderr:
+        fail("no message naming the problem:\n%s" % p.stderr[-2000:])
+    print("ok: ranks out of step abort with exit 3")
+
+
+def case_out_rank0(mpiexec, exe, work):
+    # Google Benchmark opens --benchmark_out on every process given it (and exits when it
+    # cannot); rank 1 gets an unwritable path, so the run only succeeds if rank 1 ignores it.
+    out = os.path.join(work, "rank0.json")
+    common = ["--sizes=32", "--precisions=d", "--benchmark_filter=dgesv", "--benchmark_min_time=0.001"]
+    p = run(mpiexec, 0, None, ["-n", "1", exe] + common + ["--benchmark_out=" + out, ":",
+                                                            "-n", "1", exe] + common +
+            ["--benchmark_out=" + os.path.join(work, "no", "such", "dir.json")], timeout=120)
+    if p.returncode != 0:
+        fail("expected exit 0, got %d\n%s" % (p.returncode, p.stderr[-2000:]))
+    rows = [b["name"] for b in json.load(open(out))["benchmarks"]]
+    if rows != ["MPI/dgesv/n:32/nrhs:1/ranks:2/nb:64/manual_time"]:
+        fail("rank 0's JSON: %s" % rows)
+    print("ok: only rank 0 opened --benchmark_out")
+
+
+def main():
+    if len(sys.argv) < 5:
+        print(__doc__)
+        sys.exit(2)
+    case, exe, work = sys.argv[1:4]
+    mpiexec = sys.argv[4:]
+    os.makedirs(work, exist_ok=True)
+    {"run": case_run, "one_rank": case_one_rank, "singular": case_singular, "usage": case_usage,
+     "lockstep": case_lockstep, "out_rank0": case_out_rank0}[case](mpiexec, exe, work)
+
+
+if __name__ == "__main__":
+    main()
