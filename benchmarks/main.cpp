@@ -3,6 +3,7 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <string>
@@ -51,8 +52,23 @@ int main(int argc, char** argv) {
       return 0;
     }
   std::vector<std::string> gb_flags;  // Initialize consumes these; we need two of them
+  bool min_time_given = std::getenv("BENCHMARK_MIN_TIME") != nullptr;
   for (int i = 1; i < argc; ++i)
-    if (std::strncmp(argv[i], "--benchmark_", 12) == 0) gb_flags.emplace_back(argv[i]);
+    if (std::strncmp(argv[i], "--benchmark_", 12) == 0) {
+      gb_flags.emplace_back(argv[i]);
+      min_time_given = min_time_given || gb_flags.back().rfind("--benchmark_min_time", 0) == 0;
+    }
+
+  // Google Benchmark's default minimum time per row (0.5 s) would push the default sweep past
+  // ten minutes on the H200; 0.25 s still gives thousands of iterations to fast rows and at
+  // least one to slow ones. A --benchmark_min_time flag (or BENCHMARK_MIN_TIME) wins.
+  std::vector<char*> args(argv, argv + argc);
+  std::string default_min_time = std::string("--benchmark_min_time=") + SOLVE_BENCH_DEFAULT_MIN_TIME;
+  if (!min_time_given) args.insert(args.begin() + 1, default_min_time.data());
+  int args_count = static_cast<int>(args.size());
+  args.push_back(nullptr);
+  argv = args.data();
+  argc = args_count;
 
   benchmark::Initialize(&argc, argv);
   bench::options opt;

@@ -28,7 +28,8 @@ struct options {
   std::vector<std::string> precisions{"d", "s"};
   std::string cusolver_api = "generic64";   // or legacy32
   // Mixed precision rows.
-  std::vector<matrix_kind> mixed_kinds{matrix_kind::uniform, matrix_kind::diagdom, matrix_kind::spd};
+  // spd converges as diagdom does (measured on the H200): off by default to save sweep time.
+  std::vector<matrix_kind> mixed_kinds{matrix_kind::uniform, matrix_kind::diagdom};
   std::vector<std::string> refine{"classical", "gmres"};
   std::int64_t irs_max_iters = 50;
   // Batched rows: orders and batch counts.

@@ -1,3 +1,11 @@
-# GPU tests: built with the cuSOLVER backend, skipped (visibly) where there is no device.
-target_sources(solvebench_tests PRIVATE test_cuda_owners.cpp test_cusolver.cpp test_cusolver_batched.cpp
-                                       test_iterative_refinement.cpp)
+# GPU tests: their own binary, built with the cuSOLVER backend and skipped (visibly) where
+# there is no device. They run one at a time: several read device-wide free memory
+# (cudaMemGetInfo), which another test process allocating beside them would falsify.
+add_executable(solvebench_gpu_tests
+  test_cuda_owners.cpp
+  test_cusolver.cpp
+  test_cusolver_batched.cpp
+  test_iterative_refinement.cpp)
+target_link_libraries(solvebench_gpu_tests PRIVATE
+  solvebench::solvebench LAPACKE::LAPACKE GTest::gtest_main solvebench_warnings)
+gtest_discover_tests(solvebench_gpu_tests DISCOVERY_MODE PRE_TEST PROPERTIES LABELS "unit;gpu" RUN_SERIAL TRUE)
