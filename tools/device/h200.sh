@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # What runs on the lent H200 machine (Ubuntu 24.04, 16 cores, one H200, no network):
 #   tools/device/h200.sh build                 configure + build (Release, CUDA on, sm_90)
-#   tools/device/h200.sh check                 ctest + compute-sanitizer + short timing sanity
+#   tools/device/h200.sh check                 ctest + compute-sanitizer
+#   tools/device/h200.sh gputests              only the GPU tests (label gpu, one at a time)
+#   tools/device/h200.sh sanitize              compute-sanitizer memcheck, racecheck, initcheck
 #   tools/device/h200.sh sweep                 the default sweep (timed) -> $OUT/h200_default.json
 #   tools/device/h200.sh compare               GPU rows vs a bare cuSOLVER loop vs torch, one run
 # Modes can be chained: tools/device/h200.sh build check. Logs go to $OUT/log.txt.
@@ -39,8 +41,23 @@ for mode in "$@"; do
       step 400 build cmake --build "$BUILD" -j 16 || { tail -60 "$LOG"; exit 1; }
       say "compiler warnings: $(grep -c 'warning:' "$LOG")"
       ;;
+    gputests)
+      step 240 ctest-gpu ctest --test-dir "$BUILD" --output-on-failure -L gpu
+      ;;
     check)
       step 240 ctest ctest --test-dir "$BUILD" --output-on-failure -j 4
+      # (CudaOwners.TooLarge* provokes an out-of-memory API error on purpose: not under the sanitizer)
+      step 150 memcheck-tests compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 \
+        "$BUILD/test/solvebench_gpu_tests" --gtest_filter='Cuda*:Cusolver*:DeviceGenerate*:IterativeRefinement*-CudaOwners.TooLarge*'
+      step 150 memcheck-sweep compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 \
+        "$BIN" --sizes=64,200 --batch_n=4,33 --batch_count=7,64 --mixed_kinds=diagdom,uniform \
+        --benchmark_filter='^GPU' --benchmark_min_time=0.001s
+      step 100 racecheck compute-sanitizer --tool racecheck --error-exitcode 9 \
+        "$BUILD/test/solvebench_gpu_tests" --gtest_filter='DeviceGenerate*:Cusolver/*.DeviceResidual*:Cusolver/*.Gemm*:CusolverBatched/*'
+      step 100 initcheck compute-sanitizer --tool initcheck --error-exitcode 9 \
+        "$BUILD/test/solvebench_gpu_tests" --gtest_filter='DeviceGenerate*:Cusolver/*.DeviceResidual*:CusolverBatched/*'
+      ;;
+    sanitize)
       # (CudaOwners.TooLarge* provokes an out-of-memory API error on purpose: not under the sanitizer)
       step 150 memcheck-tests compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 \
         "$BUILD/test/solvebench_gpu_tests" --gtest_filter='Cuda*:Cusolver*:DeviceGenerate*:IterativeRefinement*-CudaOwners.TooLarge*'
