@@ -177,7 +177,8 @@ solve_bench flags (each also read from the environment variable in brackets; fla
                          default CPU: 256,1024,4096; GPU: 256,1024,4096,8192,16384
   --nrhs=K[,K...]        right-hand sides for the solve rows [SOLVE_BENCH_NRHS] (default 1)
   --precisions=d,s       which of double (d) and single (s) to run [SOLVE_BENCH_PRECISIONS]
-  --kind=KIND            matrix kind for every row: uniform, diagdom, spd, singular
+  --kind=KIND            matrix kind for every row: uniform, diagdom, spd; singular and nan
+                         (bad input, to see the error paths)
                          [SOLVE_BENCH_KIND] (default: uniform for LU/GEMM, spd for Cholesky)
   --seed=S               generator seed, recorded in the JSON context [SOLVE_BENCH_SEED]
   --cusolver_api=API     generic64 (cusolverDnX*, 64-bit, default) or legacy32

@@ -5,6 +5,9 @@ usage: bench_smoke.py CASE SOLVE_BENCH WORKDIR
   run       tiny CPU sweep: exit 0, every expected row, counters, resid < 16, context, rows log
   singular  a singular matrix: named error per row, other rows still run, exit 1
   usage     bad flags and environment values: message naming the problem, exit 2
+  badinput  NaN in A names its place; a size larger than host memory is skipped with needed vs
+            available bytes; the other rows still run and pass
+  kill      a sweep killed part-way (SIGKILL) keeps every finished row in its rows log
   memory    (GPU) every GPU row built twice gives back all its device memory the second time
   sticky    (fault-injection build, GPU) a sticky CUDA error fails its row by name, later GPU
             rows do not run, CPU rows do, exit 1; skipped (exit 77) without a GPU
@@ -176,6 +179,76 @@ def case_usage(exe, work):
     print("ok: %d bad inputs rejected with exit 2" % len(cases))
 
 
+def case_badinput(exe, work):
+    out = os.path.join(work, "badinput.json")
+    p = run(exe, ["--sizes=40", "--kind=nan", "--precisions=d", "--benchmark_min_time=" + MIN_TIME,
+                  "--benchmark_filter=^CPU/d(gesv|posv)/n:[0-9]+/nrhs:1/manual_time", "--benchmark_out=" + out])
+    print(p.stderr[-1500:])
+    if p.returncode != 1:
+        fail("NaN input: expected exit 1, got %d" % p.returncode)
+    for b in json.load(open(out))["benchmarks"]:
+        if not b.get("error_occurred") or "holds NaN at (20,20)" not in b["error_message"]:
+            fail("NaN input: %s: %r" % (b["name"], b.get("error_message")))
+
+    huge = 3000000  # 2 n^2 doubles: 144 TB
+    p = run(exe, ["--sizes=%d,32" % huge, "--precisions=d", "--benchmark_min_time=" + MIN_TIME,
+                  "--benchmark_filter=^CPU/dgesv/n:[0-9]+/nrhs:1/manual_time", "--benchmark_out=" + out])
+    print(p.stderr[-1500:])
+    rows = {b["name"]: b for b in json.load(open(out))["benchmarks"]}
+    big = rows.get("CPU/dgesv/n:%d/nrhs:1/manual_time" % huge)
+    msg = (big or {}).get("error_message", "")
+    if not big or not big.get("error_occurred") or "not enough host memory: needed" not in msg or "available" not in msg:
+        fail("oversized row: %r" % big)
+    small = rows.get("CPU/dgesv/n:32/nrhs:1/manual_time")
+    if not small or small.get("error_occurred") or not small["resid"] < THRESHOLD:
+        fail("the other row must still run: %r" % small)
+    if p.returncode != 0 or "skipped" not in p.stderr:
+        fail("a skipped row is listed and does not fail the run (exit %d)" % p.returncode)
+    print("ok: NaN named by position, oversized row skipped with needed vs available, the rest ran")
+
+
+def case_kill(exe, work):
+    import signal
+    import time
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+    import sbjson  # the tools' reader: what regress and report will make of the kept rows
+
+    out = os.path.join(work, "killed.json")
+    log = os.path.join(work, "killed.rows.jsonl")
+    if os.path.exists(log):
+        os.remove(log)
+    # Many rows of well under a second each: the kill lands mid-sweep.
+    proc = subprocess.Popen([exe, "--sizes=32,48,64,96,128,192,256,384", "--benchmark_min_time=0.05",
+                             "--batch_n=4", "--batch_count=10", "--benchmark_out=" + out],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 120
+    while time.time() < deadline and proc.poll() is None:
+        if os.path.exists(log) and sum(1 for _ in open(log)) >= 6:  # the context line + 5 rows
+            break
+        time.sleep(0.05)
+    if proc.poll() is not None:
+        fail("the sweep ended before it could be killed")
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    lines = open(log).read().splitlines()
+    docs = [json.loads(line) for line in lines]  # every kept line is complete JSON
+    kept = [b for d in docs for b in d["benchmarks"]]
+    if "context" not in docs[0] or len(kept) < 5:
+        fail("kept %d rows and context %s" % (len(kept), "context" in docs[0]))
+    for b in kept:
+        if b.get("error_occurred") or not b["resid"] < THRESHOLD or not b["real_time"] > 0:
+            fail("a kept row is not a finished, checked row: %r" % b)
+    try:
+        json.load(open(out))
+        fail("the --benchmark_out file should be incomplete after a kill; the test did not kill mid-sweep")
+    except ValueError:
+        pass
+    run_doc = sbjson.load(log)
+    if len(run_doc.rows) != len(kept):
+        fail("the tools' reader kept %d of %d rows" % (len(run_doc.rows), len(kept)))
+    print("ok: killed after %d rows; all kept, complete, readable by the tools" % len(kept))
+
+
 def require_gpu(exe):
     probe = run(exe, ["--sizes=64", "--benchmark_filter=^GPU/dgesv/", "--benchmark_list_tests=true"])
     if "GPU rows not registered" in probe.stderr:
@@ -223,8 +296,8 @@ def main():
         sys.exit(2)
     case, exe, work = sys.argv[1:]
     os.makedirs(work, exist_ok=True)
-    {"run": case_run, "singular": case_singular, "usage": case_usage, "memory": case_memory,
-     "sticky": case_sticky}[case](exe, work)
+    {"run": case_run, "singular": case_singular, "usage": case_usage, "badinput": case_badinput,
+     "kill": case_kill, "memory": case_memory, "sticky": case_sticky}[case](exe, work)
 
 
 if __name__ == "__main__":

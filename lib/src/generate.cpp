@@ -11,14 +11,15 @@ const char* to_string(matrix_kind kind) noexcept {
     case matrix_kind::diagdom: return "diagdom";
     case matrix_kind::spd: return "spd";
     case matrix_kind::singular: return "singular";
+    case matrix_kind::nan: return "nan";
   }
   return "?";
 }
 
 matrix_kind parse_matrix_kind(const std::string& text) {
-  for (auto k : {matrix_kind::uniform, matrix_kind::diagdom, matrix_kind::spd, matrix_kind::singular})
+  for (auto k : {matrix_kind::uniform, matrix_kind::diagdom, matrix_kind::spd, matrix_kind::singular, matrix_kind::nan})
     if (text == to_string(k)) return k;
-  throw invalid_argument("unknown matrix kind '" + text + "' (expected uniform, diagdom, spd or singular)");
+  throw invalid_argument("unknown matrix kind '" + text + "' (expected uniform, diagdom, spd, singular or nan)");
 }
 
 template <class T>

@@ -20,6 +20,8 @@
 //   singular  uniform with column floor(n/2) set to zero: LU meets an exactly zero pivot at
 //             floor(n/2) + 1 (1-based) whatever the blocking or the order of updates. For
 //             testing the error path.
+//   nan       uniform with a NaN at (floor(n/2), floor(n/2)): bad input, for testing that it
+//             is refused by name (CPU rows) or caught by the residual check.
 // Right-hand sides b (n x nrhs) are uniform on [0,1) from a separate stream of the same seed.
 #pragma once
 
@@ -31,7 +33,7 @@
 
 namespace solvebench {
 
-enum class matrix_kind { uniform, diagdom, spd, singular };
+enum class matrix_kind { uniform, diagdom, spd, singular, nan };
 
 const char* to_string(matrix_kind kind) noexcept;
 // Throws invalid_argument naming the accepted values.
@@ -70,6 +72,7 @@ SB_HOST_DEVICE inline double matrix_entry(matrix_kind kind, std::uint64_t key, s
   }
   if (kind == matrix_kind::diagdom && i == j) return static_cast<double>(n);
   if (kind == matrix_kind::singular && j == n / 2) return 0.0;
+  if (kind == matrix_kind::nan && i == n / 2 && j == n / 2) return __builtin_nan("");
   return rng::uniform01(key, static_cast<std::uint64_t>(j) * un + static_cast<std::uint64_t>(i));
 }
 
