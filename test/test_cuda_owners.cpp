@@ -19,6 +19,21 @@ TEST(CudaDevice, NoDeviceGivesAReason) {
   EXPECT_TRUE(why.find("no CUDA device") != std::string::npos || why.find("driver") != std::string::npos) << why;
 }
 
+TEST(CudaDevice, EachReasonForNoGpuIsSpelledOut) {
+  // The statuses cudaGetDeviceCount gives on machines we cannot always test on.
+  const std::string old_driver = cuda::why_no_device(cudaErrorInsufficientDriver, 12040, 13000);
+  EXPECT_NE(old_driver.find("the CUDA driver (version 12040) is older than the CUDA runtime (13000)"),
+            std::string::npos)
+      << old_driver;
+  EXPECT_NE(old_driver.find("update the NVIDIA driver"), std::string::npos);
+  EXPECT_NE(cuda::why_no_device(cudaErrorInsufficientDriver, 0, 13000).find("no NVIDIA driver is loaded"),
+            std::string::npos);
+  EXPECT_EQ(cuda::why_no_device(cudaErrorNoDevice, 13000, 13000), "no CUDA device (cudaErrorNoDevice)");
+  EXPECT_EQ(cuda::why_no_device(cudaSuccess, 13000, 13000), "no CUDA device (cudaErrorNoDevice)");
+  EXPECT_NE(cuda::why_no_device(cudaErrorDevicesUnavailable, 13000, 13000).find("cudaErrorDevicesUnavailable"),
+            std::string::npos);
+}
+
 TEST(CudaStatus, EveryCusolverStatusHasAName) {
   for (int s = 0; s <= 31; ++s) {
     const char* name = cuda::status_name(static_cast<cusolverStatus_t>(s));

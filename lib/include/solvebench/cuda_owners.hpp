@@ -174,6 +174,8 @@ class cusolver_params {
 // Number of usable devices; 0 with `why_none` set ("no CUDA device", "driver older than
 // the runtime", ...) when there are none.
 int device_count(std::string* why_none);
+// The sentence device_count gives for a failed cudaGetDeviceCount (or a count of zero).
+std::string why_no_device(cudaError_t status, int driver_version, int runtime_version);
 
 struct device_memory {
   std::uint64_t free_bytes, total_bytes;

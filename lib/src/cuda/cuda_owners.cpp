@@ -78,6 +78,17 @@ cusolver_params::cusolver_params() {
   p_ = decltype(p_)(p);
 }
 
+std::string why_no_device(cudaError_t status, int driver_version, int runtime_version) {
+  if (status == cudaErrorInsufficientDriver && driver_version == 0)
+    return "no CUDA device: no NVIDIA driver is loaded on this machine (cudaErrorInsufficientDriver, driver "
+           "version 0)";
+  if (status == cudaErrorInsufficientDriver)
+    return "the CUDA driver (version " + std::to_string(driver_version) + ") is older than the CUDA runtime (" +
+           std::to_string(runtime_version) + ") this build uses; update the NVIDIA driver";
+  if (status == cudaErrorNoDevice || status == cudaSuccess) return "no CUDA device (cudaErrorNoDevice)";
+  return std::string("CUDA is not usable: ") + cudaGetErrorName(status) + " (" + cudaGetErrorString(status) + ")";
+}
+
 int device_count(std::string* why_none) {
   int count = 0;
   const cudaError_t status = cudaGetDeviceCount(&count);
@@ -86,17 +97,7 @@ int device_count(std::string* why_none) {
     int driver = 0, runtime = 0;
     cudaDriverGetVersion(&driver);
     cudaRuntimeGetVersion(&runtime);
-    if (status == cudaErrorInsufficientDriver && driver == 0) {
-      *why_none = "no CUDA device: no NVIDIA driver is loaded on this machine (cudaErrorInsufficientDriver, driver version 0)";
-    } else if (status == cudaErrorInsufficientDriver) {
-      *why_none = "the CUDA driver (version " + std::to_string(driver) + ") is older than the CUDA runtime (" +
-                  std::to_string(runtime) + ") this build uses; update the NVIDIA driver";
-    } else if (status == cudaErrorNoDevice || (status == cudaSuccess && count == 0)) {
-      *why_none = "no CUDA device (cudaErrorNoDevice)";
-    } else {
-      *why_none = std::string("CUDA is not usable: ") + cudaGetErrorName(status) + " (" + cudaGetErrorString(status) +
-                  ")";
-    }
+    *why_none = why_no_device(status, driver, runtime);
   }
   cudaGetLastError();  // clear, so later calls do not see this error
   return 0;
