@@ -32,6 +32,19 @@ step() {  # step SECONDS NAME CMD...: run with a time limit, log everything, rep
   return $rc
 }
 
+sanitize() {
+  # (CudaOwners.TooLarge* provokes an out-of-memory API error on purpose: not under the sanitizer)
+  step 150 memcheck-tests compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 \
+    "$BUILD/test/solvebench_gpu_tests" --gtest_filter='Cuda*:Cusolver*:DeviceGenerate*:IterativeRefinement*-CudaOwners.TooLarge*'
+  step 150 memcheck-sweep compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 \
+    "$BIN" --sizes=64,200 --batch_n=4,33 --batch_count=7,64 --mixed_kinds=diagdom,uniform \
+    --benchmark_filter='^GPU' --benchmark_min_time=0.001s
+  step 100 racecheck compute-sanitizer --tool racecheck --error-exitcode 9 \
+    "$BUILD/test/solvebench_gpu_tests" --gtest_filter='DeviceGenerate*:Cusolver/*.DeviceResidual*:Cusolver/*.Gemm*:CusolverBatched/*'
+  step 100 initcheck compute-sanitizer --tool initcheck --error-exitcode 9 \
+    "$BUILD/test/solvebench_gpu_tests" --gtest_filter='DeviceGenerate*:Cusolver/*.DeviceResidual*:CusolverBatched/*'
+}
+
 for mode in "$@"; do
   case "$mode" in
     build)
@@ -46,28 +59,10 @@ for mode in "$@"; do
       ;;
     check)
       step 240 ctest ctest --test-dir "$BUILD" --output-on-failure -j 4
-      # (CudaOwners.TooLarge* provokes an out-of-memory API error on purpose: not under the sanitizer)
-      step 150 memcheck-tests compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 \
-        "$BUILD/test/solvebench_gpu_tests" --gtest_filter='Cuda*:Cusolver*:DeviceGenerate*:IterativeRefinement*-CudaOwners.TooLarge*'
-      step 150 memcheck-sweep compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 \
-        "$BIN" --sizes=64,200 --batch_n=4,33 --batch_count=7,64 --mixed_kinds=diagdom,uniform \
-        --benchmark_filter='^GPU' --benchmark_min_time=0.001s
-      step 100 racecheck compute-sanitizer --tool racecheck --error-exitcode 9 \
-        "$BUILD/test/solvebench_gpu_tests" --gtest_filter='DeviceGenerate*:Cusolver/*.DeviceResidual*:Cusolver/*.Gemm*:CusolverBatched/*'
-      step 100 initcheck compute-sanitizer --tool initcheck --error-exitcode 9 \
-        "$BUILD/test/solvebench_gpu_tests" --gtest_filter='DeviceGenerate*:Cusolver/*.DeviceResidual*:CusolverBatched/*'
+      sanitize
       ;;
     sanitize)
-      # (CudaOwners.TooLarge* provokes an out-of-memory API error on purpose: not under the sanitizer)
-      step 150 memcheck-tests compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 \
-        "$BUILD/test/solvebench_gpu_tests" --gtest_filter='Cuda*:Cusolver*:DeviceGenerate*:IterativeRefinement*-CudaOwners.TooLarge*'
-      step 150 memcheck-sweep compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 \
-        "$BIN" --sizes=64,200 --batch_n=4,33 --batch_count=7,64 --mixed_kinds=diagdom,uniform \
-        --benchmark_filter='^GPU' --benchmark_min_time=0.001s
-      step 100 racecheck compute-sanitizer --tool racecheck --error-exitcode 9 \
-        "$BUILD/test/solvebench_gpu_tests" --gtest_filter='DeviceGenerate*:Cusolver/*.DeviceResidual*:Cusolver/*.Gemm*:CusolverBatched/*'
-      step 100 initcheck compute-sanitizer --tool initcheck --error-exitcode 9 \
-        "$BUILD/test/solvebench_gpu_tests" --gtest_filter='DeviceGenerate*:Cusolver/*.DeviceResidual*:CusolverBatched/*'
+      sanitize
       ;;
     sweep)
       step 590 sweep "$BIN" --benchmark_out="$OUT/h200_default.json" --benchmark_out_format=json
