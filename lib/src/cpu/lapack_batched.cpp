@@ -20,34 +20,33 @@ void batch_workspace::check_info(const char* routine, factorization kind) const 
                     info_[static_cast<std::size_t>(s)], kind);
 }
 
-template <class T>
-void gesv_batched(T* a, T* b, batch_workspace& ws) {
+namespace {
+
+// The parallel loop both solvers share: `solve(s, n, A_s, b_s)` returns system s's info.
+template <class T, class Solve>
+void for_each_system(T* a, T* b, batch_workspace& ws, Solve solve) {
   const auto n = static_cast<index_t>(ws.n());
   const std::int64_t count = ws.count();
 #pragma omp parallel for schedule(static)
-  for (std::int64_t s = 0; s < count; ++s) {
-    T* as = a + s * ws.n() * ws.n();
-    T* bs = b + s * ws.n();
-    if constexpr (std::is_same_v<T, double>)
-      ws.info(s) = LAPACKE_dgesv(LAPACK_COL_MAJOR, n, 1, as, n, ws.ipiv(s), bs, n);
-    else
-      ws.info(s) = LAPACKE_sgesv(LAPACK_COL_MAJOR, n, 1, as, n, ws.ipiv(s), bs, n);
-  }
+  for (std::int64_t s = 0; s < count; ++s) ws.info(s) = solve(s, n, a + s * ws.n() * ws.n(), b + s * ws.n());
+}
+
+}  // namespace
+
+template <class T>
+void gesv_batched(T* a, T* b, batch_workspace& ws) {
+  for_each_system(a, b, ws, [&ws](std::int64_t s, index_t n, T* as, T* bs) {
+    if constexpr (std::is_same_v<T, double>) return LAPACKE_dgesv(LAPACK_COL_MAJOR, n, 1, as, n, ws.ipiv(s), bs, n);
+    else return LAPACKE_sgesv(LAPACK_COL_MAJOR, n, 1, as, n, ws.ipiv(s), bs, n);
+  });
 }
 
 template <class T>
 void posv_batched(T* a, T* b, batch_workspace& ws) {
-  const auto n = static_cast<index_t>(ws.n());
-  const std::int64_t count = ws.count();
-#pragma omp parallel for schedule(static)
-  for (std::int64_t s = 0; s < count; ++s) {
-    T* as = a + s * ws.n() * ws.n();
-    T* bs = b + s * ws.n();
-    if constexpr (std::is_same_v<T, double>)
-      ws.info(s) = LAPACKE_dposv(LAPACK_COL_MAJOR, 'L', n, 1, as, n, bs, n);
-    else
-      ws.info(s) = LAPACKE_sposv(LAPACK_COL_MAJOR, 'L', n, 1, as, n, bs, n);
-  }
+  for_each_system(a, b, ws, [](std::int64_t, index_t n, T* as, T* bs) {
+    if constexpr (std::is_same_v<T, double>) return LAPACKE_dposv(LAPACK_COL_MAJOR, 'L', n, 1, as, n, bs, n);
+    else return LAPACKE_sposv(LAPACK_COL_MAJOR, 'L', n, 1, as, n, bs, n);
+  });
 }
 
 template void gesv_batched(float*, float*, batch_workspace&);
