@@ -8,4 +8,7 @@ add_executable(solvebench_gpu_tests
   test_iterative_refinement.cpp)
 target_link_libraries(solvebench_gpu_tests PRIVATE
   solvebench::solvebench LAPACKE::LAPACKE GTest::gtest_main solvebench_warnings)
-gtest_discover_tests(solvebench_gpu_tests DISCOVERY_MODE PRE_TEST PROPERTIES LABELS "unit;gpu" RUN_SERIAL TRUE)
+# Discovery runs the binary, which loads cuSOLVER and cuBLAS (~1 GB): from a cold disk that
+# takes longer than gtest_discover_tests' 5 s default (see test/CMakeLists.txt).
+gtest_discover_tests(solvebench_gpu_tests DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT ${SB_DISCOVERY_TIMEOUT}
+                     PROPERTIES LABELS "unit;gpu" RUN_SERIAL TRUE)
