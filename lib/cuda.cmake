@@ -3,6 +3,7 @@
 target_sources(solvebench PRIVATE
   src/cuda/cuda_errors.cpp
   src/cuda/cuda_owners.cpp
+  src/cuda/device_code.cpp
   src/cuda/cusolver.cpp
   src/cuda/cusolver_batched.cpp
   src/cuda/iterative_refinement.cpp

@@ -1,11 +1,20 @@
 # GPU tests: their own binary, built with the cuSOLVER backend and skipped (visibly) where
 # there is no device. They run one at a time: several read device-wide free memory
 # (cudaMemGetInfo), which another test process allocating beside them would falsify.
+
+# A kernel built for sm_75 alone (no PTX), so the start-up check has a kernel that no other
+# device can run (test_device_code.cpp).
+add_library(solvebench_sm75_only_kernel OBJECT sm75_only_kernel.cu)
+set_target_properties(solvebench_sm75_only_kernel PROPERTIES CUDA_ARCHITECTURES 75-real)
+target_link_libraries(solvebench_sm75_only_kernel PRIVATE solvebench_warnings)
+
 add_executable(solvebench_gpu_tests
   test_cuda_owners.cpp
   test_cusolver.cpp
   test_cusolver_batched.cpp
-  test_iterative_refinement.cpp)
+  test_device_code.cpp
+  test_iterative_refinement.cpp
+  $<TARGET_OBJECTS:solvebench_sm75_only_kernel>)
 target_link_libraries(solvebench_gpu_tests PRIVATE
   solvebench::solvebench LAPACKE::LAPACKE GTest::gtest_main solvebench_warnings)
 # Discovery runs the binary, which loads cuSOLVER and cuBLAS (~1 GB): from a cold disk that

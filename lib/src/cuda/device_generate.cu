@@ -1,5 +1,6 @@
 // Device-side generators: one thread per entry, the same entry functions as the host.
 #include "solvebench/cuda_errors.hpp"
+#include "solvebench/device_code.hpp"
 #include "solvebench/device_generate.hpp"
 
 namespace solvebench::cuda {
@@ -87,5 +88,7 @@ void generate_rhs_batch(T* b, std::int64_t n, std::int64_t count, std::uint64_t 
 SB_INSTANTIATE(float)
 SB_INSTANTIATE(double)
 #undef SB_INSTANTIATE
+
+const void* detail::a_generator_kernel() noexcept { return reinterpret_cast<const void*>(&rhs_kernel<double>); }
 
 }  // namespace solvebench::cuda

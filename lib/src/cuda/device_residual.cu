@@ -6,6 +6,7 @@
 
 #include "solvebench/cuda_errors.hpp"
 #include "solvebench/cuda_owners.hpp"
+#include "solvebench/device_code.hpp"
 #include "solvebench/device_residual.hpp"
 #include "solvebench/residual.hpp"
 
@@ -213,5 +214,9 @@ batch_residual batched_hpl_scaled_residual(const T* a, const T* x, const T* b, s
 SB_INSTANTIATE(float)
 SB_INSTANTIATE(double)
 #undef SB_INSTANTIATE
+
+const void* detail::a_residual_kernel() noexcept {
+  return reinterpret_cast<const void*>(&batched_residual_kernel<double>);
+}
 
 }  // namespace solvebench::cuda
