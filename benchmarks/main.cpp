@@ -30,9 +30,13 @@ void add_context(const bench::options& opt, const bench::gpu_registration& gpu) 
   const auto blas = sb::lapack::blas_runtime_info();
   benchmark::AddCustomContext("solve_bench_version", SOLVE_BENCH_VERSION);
   benchmark::AddCustomContext("solve_bench_build_type", SOLVE_BENCH_BUILD_TYPE);
+  benchmark::AddCustomContext("blas_vendor", blas.vendor);
+  benchmark::AddCustomContext("blas_version", blas.version);
   benchmark::AddCustomContext("blas_config", blas.blas_config);
   benchmark::AddCustomContext("blas_core", blas.blas_core);
   benchmark::AddCustomContext("blas_threads", std::to_string(blas.blas_threads));
+  benchmark::AddCustomContext("blas_library", blas.blas_library);
+  benchmark::AddCustomContext("lapack_version", blas.lapack_version);
   benchmark::AddCustomContext("lapack_library", blas.lapack_library);
   benchmark::AddCustomContext("seed", std::to_string(opt.seed));
   benchmark::AddCustomContext("matrix_kind_lu", opt.kind ? sb::to_string(*opt.kind) : "uniform");

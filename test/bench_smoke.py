@@ -22,7 +22,10 @@ THRESHOLD = 16.0
 MIN_TIME = os.environ.get("SB_MIN_TIME", "0.001")
 OPS_RHS = ["gesv", "posv", "getrs", "potrs"]
 OPS_NO_RHS = ["getrf", "potrf", "gemm"]
-CONTEXT_KEYS = ["blas_config", "blas_core", "blas_threads", "lapack_library", "solve_bench_build_type",
+# The vendor this build was configured for (BLA_VENDOR, via CMake); "" where it named none.
+BLAS_VENDOR = os.environ.get("SB_BLAS_VENDOR", "")
+CONTEXT_KEYS = ["blas_vendor", "blas_version", "blas_config", "blas_core", "blas_threads", "blas_library",
+                "lapack_version", "lapack_library", "solve_bench_build_type",
                 "seed", "matrix_kind_lu", "matrix_kind_cholesky", "gpu_rows", "library_build_type"]
 
 
@@ -100,8 +103,13 @@ def case_run(exe, work):
     for key in CONTEXT_KEYS:
         if key not in doc["context"]:
             fail("context lacks %s" % key)
-    if "OpenBLAS" not in doc["context"]["blas_config"]:
-        fail("blas_config does not name OpenBLAS: %r" % doc["context"]["blas_config"])
+    ctx = doc["context"]
+    if BLAS_VENDOR and ctx["blas_vendor"] != BLAS_VENDOR:
+        fail("built for %s, but the run's library is %r (%r)" % (BLAS_VENDOR, ctx["blas_vendor"], ctx["blas_config"]))
+    if BLAS_VENDOR == "OpenBLAS" and "OpenBLAS" not in ctx["blas_config"]:
+        fail("blas_config does not name OpenBLAS: %r" % ctx["blas_config"])
+    if not ctx["blas_version"] or ctx["blas_version"] not in ctx["blas_config"]:
+        fail("blas_version %r is not the one blas_config states: %r" % (ctx["blas_version"], ctx["blas_config"]))
     gpu = doc["context"]["gpu_rows"]
     if gpu.startswith("absent") and "GPU rows not registered" not in p.stderr:
         fail("GPU rows absent but no line says why")

@@ -69,11 +69,14 @@ void add_context(const bench::mpi_options& opt, const sp::process_grid& grid) {
   add("scalapack_version", std::string(SOLVE_BENCH_SCALAPACK_VERSION).empty()
                                ? "unknown (ScaLAPACK cannot report it; see scalapack_library)"
                                : SOLVE_BENCH_SCALAPACK_VERSION " (known at build time; ScaLAPACK cannot report it)");
+  add("blas_vendor", blas.vendor);
+  add("blas_version", blas.version);
   add("blas_config", blas.blas_config);
   add("blas_core", blas.blas_core);
   add("blas_threads", std::to_string(blas.blas_threads));
-  add("blas_threads_meaning", "OpenBLAS threads per rank (--blas_threads)");
+  add("blas_threads_meaning", blas.vendor + " threads per rank (--blas_threads)");
   add("blas_library", mpi.blas_library);
+  add("lapack_version", blas.lapack_version);
   add("lapack_library", blas.lapack_library);
   add("seed", std::to_string(opt.common.seed));
   add("matrix_kind_lu", opt.common.kind ? sb::to_string(*opt.common.kind) : "uniform");

@@ -1,4 +1,4 @@
-// CPU backend: column-major LAPACKE (over OpenBLAS) for s/d gesv, posv and their halves.
+// CPU backend: column-major LAPACKE (over OpenBLAS by default) for s/d gesv, posv and their halves.
 //
 // Every call checks its sizes, and turns LAPACK's info into typed errors (errors.hpp).
 // Nothing here allocates: pivots and matrices are sized by the caller, once, outside
@@ -44,14 +44,22 @@ class dsgesv_solver {
   std::vector<float> swork_;
 };
 
-// What the BLAS underneath reports about itself, for the run's context.
+// What the BLAS and LAPACK underneath say about themselves, for the run's context: read at run
+// time from the library the process really loaded (blas_runtime.cpp), which need not be the
+// one CMake linked (Debian's alternatives, LD_LIBRARY_PATH, FlexiBLAS's chosen backend).
 struct runtime_info {
-  std::string blas_config;    // openblas_get_config()
-  std::string blas_core;      // openblas_get_corename()
-  int blas_threads = 0;       // openblas_get_num_threads()
-  std::string lapack_library; // the shared object that provides dgesv_
+  std::string vendor;             // "OpenBLAS", "MKL", "BLIS", "FlexiBLAS" or "unknown"
+  std::string version;            // the vendor's own, e.g. "0.3.21" ("" when it cannot say)
+  std::string blas_config;        // the vendor's self-description (openblas_get_config(), ...)
+  std::string blas_core;          // the kernels it chose: OpenBLAS core, BLIS arch, FlexiBLAS backend
+  int blas_threads = 0;           // threads it will use (0: it cannot say)
+  std::string blas_library;       // the shared object that provides dgemm_
+  std::string lapack_version;     // LAPACK's ilaver(), e.g. "3.11.0"
+  std::string lapack_library;     // the shared object that provides dgetrf_
+  std::string why_threads_fixed;  // "" when set_blas_threads() works; else why it does nothing
 };
 runtime_info blas_runtime_info();
+// The vendor's own thread control (a no-op where it has none: see why_threads_fixed).
 void set_blas_threads(int threads);
 int blas_threads();
 

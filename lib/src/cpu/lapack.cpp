@@ -1,7 +1,6 @@
-// LAPACKE/OpenBLAS wrappers: size checks, info -> typed errors, no allocation.
+// LAPACKE wrappers: size checks, info -> typed errors, no allocation.
 #include "solvebench/lapack.hpp"
 
-#include <dlfcn.h>
 #include <lapacke.h>
 
 #include <type_traits>
@@ -12,17 +11,11 @@ static_assert(std::is_same_v<lapack_int, solvebench::lapack::index_t>,
               "solve_bench expects the LP64 LAPACKE (32-bit lapack_int)");
 
 extern "C" {
-// OpenBLAS extensions (not in lapacke.h); present because BLA_VENDOR=OpenBLAS.
-char* openblas_get_config(void);
-char* openblas_get_corename(void);
-int openblas_get_num_threads(void);
-void openblas_set_num_threads(int);
 // Fortran BLAS (OpenBLAS ignores the hidden string lengths gfortran would pass).
 void dgemm_(const char*, const char*, const int*, const int*, const int*, const double*, const double*,
             const int*, const double*, const int*, const double*, double*, const int*);
 void sgemm_(const char*, const char*, const int*, const int*, const int*, const float*, const float*,
             const int*, const float*, const int*, const float*, float*, const int*);
-void dgesv_(const int*, const int*, double*, const int*, int*, double*, const int*, int*);
 }
 
 namespace solvebench::lapack {
@@ -166,19 +159,6 @@ index_t dsgesv_solver::solve(host_matrix<double>& a, const host_matrix<double>& 
   throw_on_info("LAPACKE_dsgesv", info, factorization::lu);
   return iter;
 }
-
-runtime_info blas_runtime_info() {
-  runtime_info info;
-  info.blas_config = openblas_get_config();
-  info.blas_core = openblas_get_corename();
-  info.blas_threads = openblas_get_num_threads();
-  Dl_info where{};
-  if (dladdr(reinterpret_cast<void*>(&dgesv_), &where) != 0 && where.dli_fname) info.lapack_library = where.dli_fname;
-  return info;
-}
-
-void set_blas_threads(int threads) { openblas_set_num_threads(threads); }
-int blas_threads() { return openblas_get_num_threads(); }
 
 #define SB_INSTANTIATE(T)                                                                  \
   template void gesv(host_matrix<T>&, std::vector<index_t>&, host_matrix<T>&);             \
