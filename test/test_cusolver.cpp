@@ -3,10 +3,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <string>
 #include <type_traits>
 #include <vector>
 
 #include "gpu_test.hpp"
+#include "solvebench/cuda_errors.hpp"
 #include "solvebench/cusolver.hpp"
 #include "solvebench/device_generate.hpp"
 #include "solvebench/device_residual.hpp"
@@ -236,4 +239,77 @@ TEST_F(CusolverErrors, SolverMemoryComesBack) {
   use();
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   EXPECT_EQ(cuda::memory_info().free_bytes, before);
+}
+
+// The legacy 32-bit API's real limits: its n, lda and lwork are int. n = 46341 is only where
+// n * n passes 2^31 - 1, which cuSOLVER indexes in 64 bits anyway, so it must solve there;
+// what it cannot take is an n or a workspace (in elements) past 2^31 - 1.
+class CusolverLegacy32 : public GpuTest {};
+
+TEST_F(CusolverLegacy32, SolvesPastTheInt32ElementCount) {
+  const std::int64_t n = 46341;  // n * n = 2147488281 > 2^31 - 1
+  static_assert(46341LL * 46341LL > 2147483647LL);
+  cuda::context ctx;
+  const auto api = cuda::cusolver_api::legacy32;
+  const std::size_t workspace = std::max(cuda::lu_solver<double>::query(ctx, n, api).device_bytes,
+                                         cuda::cholesky_solver<double>::query(ctx, n, api).device_bytes);
+  const std::size_t needed = static_cast<std::size_t>(n * n) * sizeof(double) + workspace + (1u << 30);
+  if (cuda::memory_info().free_bytes < needed)
+    GTEST_SKIP() << "needs " << needed << " bytes of device memory, " << cuda::memory_info().free_bytes << " free";
+  cuda::device_buffer<double> a(n * n), x(n), b(n);
+  for (bool chol : {false, true}) {
+    const auto kind = chol ? sb::matrix_kind::spd : sb::matrix_kind::uniform;
+    cuda::generate_matrix(a.data(), kind, n, 11, ctx.stream());
+    cuda::generate_rhs(x.data(), n, 1, 11, ctx.stream());
+    if (chol) {
+      cuda::cholesky_solver<double> s(ctx, n, 1, api);
+      s.factor(a.data());
+      s.solve(a.data(), x.data());
+      s.check_info();
+    } else {
+      cuda::lu_solver<double> s(ctx, n, 1, api);
+      s.factor(a.data());
+      s.solve(a.data(), x.data());
+      s.check_info();
+    }
+    // The factors are spent: regenerate A (bit for bit) and b for the residual.
+    cuda::generate_matrix(a.data(), kind, n, 11, ctx.stream());
+    cuda::generate_rhs(b.data(), n, 1, 11, ctx.stream());
+    const double resid = cuda::hpl_scaled_residual(a.data(), x.data(), b.data(), n, 1, ctx.stream());
+    std::printf("legacy32 %s n=%lld: resid %.3g\n", chol ? "dposv" : "dgesv", static_cast<long long>(n), resid);
+    EXPECT_LT(resid, sb::residual_threshold) << (chol ? "dposv" : "dgesv");
+  }
+}
+
+TEST_F(CusolverLegacy32, RefusesWhatItsIntsCannotHold) {
+  cuda::context ctx;
+  const std::int64_t past = std::int64_t{1} << 31;  // the first n no int holds
+  for (const auto& query : {cuda::lu_solver<double>::query, cuda::cholesky_solver<double>::query}) {
+    try {
+      query(ctx, past, cuda::cusolver_api::legacy32);
+      ADD_FAILURE() << "n = 2^31 accepted by the legacy API";
+    } catch (const sb::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("legacy 32-bit"), std::string::npos) << e.what();
+    }
+  }
+  // Up to the largest n an int holds, a workspace query gives a size an int of elements can
+  // count, or is refused by name: never a wrapped (negative) lwork read as exabytes.
+  for (const std::int64_t n : {46341LL, 65536LL, 100000LL, 1LL << 20, 1LL << 24, 1LL << 28, 1LL << 30, 2147483647LL}) {
+    const auto check = [&](const char* op, auto query, std::size_t element) {
+      try {
+        const auto ws = query(ctx, n, cuda::cusolver_api::legacy32);
+        std::printf("legacy32 %s n=%lld: workspace %zu bytes\n", op, static_cast<long long>(n), ws.device_bytes);
+        EXPECT_LE(ws.device_bytes, std::size_t{2147483647} * element) << op << " n=" << n;
+      } catch (const sb::invalid_argument& e) {
+        std::printf("legacy32 %s n=%lld: refused: %s\n", op, static_cast<long long>(n), e.what());
+        EXPECT_NE(std::string(e.what()).find("lwork"), std::string::npos) << e.what();
+      } catch (const cuda::cusolver_error& e) {
+        std::printf("legacy32 %s n=%lld: cuSOLVER refused: %s\n", op, static_cast<long long>(n), e.what());
+      }
+    };
+    check("dgetrf", cuda::lu_solver<double>::query, sizeof(double));
+    check("dpotrf", cuda::cholesky_solver<double>::query, sizeof(double));
+    check("sgetrf", cuda::lu_solver<float>::query, sizeof(float));
+    check("spotrf", cuda::cholesky_solver<float>::query, sizeof(float));
+  }
 }

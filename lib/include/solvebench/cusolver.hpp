@@ -15,8 +15,9 @@
 
 namespace solvebench::cuda {
 
-// The 64-bit generic API (cusolverDnX*, int64 pivots; what n > 46340 needs) is the default;
-// the legacy 32-bit API (cusolverDn?getrf, int pivots) is there to compare against.
+// The 64-bit generic API (cusolverDnX*: int64 sizes, pivots and byte counts) is the default;
+// the legacy 32-bit API (cusolverDn?getrf: int n, lda, lwork and pivots, so n < 2^31 and a
+// workspace under 2^31 elements; n * n may pass 2^31) is there to compare against.
 enum class cusolver_api { generic64, legacy32 };
 const char* to_string(cusolver_api api) noexcept;
 cusolver_api parse_cusolver_api(const std::string& text);

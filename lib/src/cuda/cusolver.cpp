@@ -25,6 +25,17 @@ int legacy_int(std::int64_t v, const char* what) {
   return static_cast<int>(v);
 }
 
+// The legacy API counts the workspace in an int of elements; a size past 2^31 - 1 would come
+// back wrapped, and allocating it as a size_t would ask for exabytes.
+template <class T>
+std::size_t legacy_workspace_bytes(int lwork, const char* op, std::int64_t n) {
+  if (lwork < 0)
+    throw invalid_argument(routine<T>("", op, cusolver_api::legacy32) + "_bufferSize: the workspace for n = " +
+                           std::to_string(n) +
+                           " overflows the legacy 32-bit API's int lwork; use the generic 64-bit API");
+  return static_cast<std::size_t>(lwork) * sizeof(T);
+}
+
 std::int64_t to_host_info(const device_buffer<int>& info, std::size_t index, cudaStream_t stream) {
   int h[2] = {0, 0};
   SB_CUDA_CHECK(cudaMemcpyAsync(h, info.data(), info.size_bytes(), cudaMemcpyDeviceToHost, stream));
@@ -59,7 +70,7 @@ workspace_size lu_solver<T>::query(const context& ctx, std::int64_t n, cusolver_
       SB_CUSOLVER_CHECK(cusolverDnDgetrf_bufferSize(ctx.solver(), ni, ni, nullptr, ni, &lwork));
     else
       SB_CUSOLVER_CHECK(cusolverDnSgetrf_bufferSize(ctx.solver(), ni, ni, nullptr, ni, &lwork));
-    ws.device_bytes = static_cast<std::size_t>(lwork) * sizeof(T);
+    ws.device_bytes = legacy_workspace_bytes<T>(lwork, "getrf", n);
   }
   return ws;
 }
@@ -137,7 +148,7 @@ workspace_size cholesky_solver<T>::query(const context& ctx, std::int64_t n, cus
       SB_CUSOLVER_CHECK(cusolverDnDpotrf_bufferSize(ctx.solver(), CUBLAS_FILL_MODE_LOWER, ni, nullptr, ni, &lwork));
     else
       SB_CUSOLVER_CHECK(cusolverDnSpotrf_bufferSize(ctx.solver(), CUBLAS_FILL_MODE_LOWER, ni, nullptr, ni, &lwork));
-    ws.device_bytes = static_cast<std::size_t>(lwork) * sizeof(T);
+    ws.device_bytes = legacy_workspace_bytes<T>(lwork, "potrf", n);
   }
   return ws;
 }
