@@ -4,9 +4,9 @@
 #include <cstdlib>
 #include <string>
 
-#include "gpu_context.hpp"
+#include "cuda/gpu_backend.hpp"
 
-namespace solvebench::bench {
+namespace solvebench::bench::gpu {
 namespace {
 __global__ void write_to_illegal_address(double* p) { *p = 1.0; }
 }  // namespace
@@ -17,4 +17,4 @@ void inject_fault_if_requested(const std::string& row) {
   // Launched on the legacy default stream, so the next synchronisation in the row sees it.
   write_to_illegal_address<<<1, 1>>>(reinterpret_cast<double*>(std::uintptr_t{0x10}));
 }
-}  // namespace solvebench::bench
+}  // namespace solvebench::bench::gpu

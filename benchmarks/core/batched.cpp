@@ -1,5 +1,5 @@
 // Host-side residual of a batch: one small HPL scaled residual per system.
-#include "batched_rows.hpp"
+#include "core/batched.hpp"
 
 #include <algorithm>
 
