@@ -6,6 +6,10 @@ target_sources(solvebench PRIVATE
   src/cuda/cusolver.cpp
   src/cuda/cusolver_batched.cpp
   src/cuda/iterative_refinement.cpp
+  src/cuda/nvml.cpp
+  src/cuda/gpu_row_monitor.cpp
   src/cuda/device_generate.cu
   src/cuda/device_residual.cu)
 target_link_libraries(solvebench PUBLIC CUDA::cudart CUDA::cublas CUDA::cusolver)
+# NVML is dlopen'd (src/cuda/nvml.cpp), never linked: libnvidia-ml ships with the driver, and a
+# binary linked to it would not start where there is none (CI).
