@@ -304,13 +304,13 @@ context::context(std::vector<int> devices) : devices_(std::move(devices)) {
       throw invalid_argument("device " + std::to_string(devices_[i]) + " is listed twice");
   }
   for (int d : devices_) streams_.emplace_back(d);
-  enable_peer_access(devices_);
   scoped_device first(devices_.front());
   cusolverMgHandle_t h{};
   SB_CUSOLVER_CHECK(cusolverMgCreate(&h));
   handle_ = mg_handle(h);
   std::vector<int> ids = devices_;  // cusolverMgDeviceSelect takes a non-const array
   SB_CUSOLVER_CHECK(cusolverMgDeviceSelect(h, device_count(), ids.data()));
+  enable_peer_access(devices_);  // after selecting the devices, in the order of NVIDIA's examples
   std::vector<std::int32_t> grid_ids(devices_.begin(), devices_.end());
   cudaLibMgGrid_t g{};
   SB_CUSOLVER_CHECK(
