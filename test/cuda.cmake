@@ -5,6 +5,7 @@ add_executable(solvebench_gpu_tests
   test_cuda_owners.cpp
   test_cusolver.cpp
   test_cusolver_batched.cpp
+  test_cusolver_mg.cpp
   test_iterative_refinement.cpp
   test_nvml.cpp)
 target_link_libraries(solvebench_gpu_tests PRIVATE
