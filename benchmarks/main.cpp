@@ -6,6 +6,7 @@
 #include "core/driver.hpp"
 #include "cpu/cpu_rows.hpp"
 #include "cuda/gpu_rows.hpp"
+#include "mgpu/mgpu_rows.hpp"
 
 namespace bench = solvebench::bench;
 
@@ -14,7 +15,9 @@ int main(int argc, char** argv) {
   bench::gpu_options gpu;
   bench::mixed_options mixed;
   bench::batched_options batched;
+  bench::mgpu_options mgpu;
   bench::gpu::registration gpu_rows;
+  bench::mgpu::registration mgpu_rows;
 
   bench::program p;
   p.name = "solve_bench";
@@ -27,20 +30,27 @@ int main(int argc, char** argv) {
       "(its error is in the output and the JSON), 2 for bad flags or environment values.\n";
   p.common = &common;
   for (auto group : {bench::common_flags(common, "CPU rows; the GPU rows add " + bench::join(gpu.extra_sizes)),
-                     bench::gpu_flags(gpu), bench::mixed_flags(mixed), bench::batched_flags(batched)})
+                     bench::gpu_flags(gpu), bench::mixed_flags(mixed), bench::batched_flags(batched),
+                     bench::mgpu_flags(mgpu)})
     p.flags.insert(p.flags.end(), group.begin(), group.end());
   p.register_rows = [&] {
     bench::cpu::register_rows(common, mixed, batched);
     gpu_rows = bench::gpu::register_rows(common, gpu, mixed, batched);
     if (!gpu_rows.registered) std::cerr << "solve_bench: GPU rows not registered: " << gpu_rows.reason << "\n";
+    mgpu_rows = bench::mgpu::register_rows(common, mgpu);
+    for (const auto& note : mgpu_rows.notes) std::cerr << "solve_bench: " << note << "\n";
   };
   p.add_context = [&] {
     benchmark::AddCustomContext("cpu_sizes", bench::join(common.sizes_or_default()));
     benchmark::AddCustomContext("gpu_rows", gpu_rows.registered ? "registered" : "absent: " + gpu_rows.reason);
     if (gpu_rows.registered) benchmark::AddCustomContext("gpu_sizes", bench::join(gpu_rows.sizes));
     for (const auto& [key, value] : gpu_rows.context) benchmark::AddCustomContext(key, value);
+    for (const auto& [key, value] : mgpu_rows.context) benchmark::AddCustomContext(key, value);
   };
-  p.release = [] { bench::gpu::release(); };
+  p.release = [] {
+    bench::mgpu::release();
+    bench::gpu::release();
+  };
   p.problems = [] {
     std::vector<std::string> out;
     for (const auto& leak : bench::gpu::leaks()) out.push_back("device memory leak: " + leak);

@@ -4,7 +4,9 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <iostream>
 #include <new>
+#include <set>
 #include <sstream>
 
 #include "solvebench/errors.hpp"
@@ -48,7 +50,19 @@ row_fixture& fixture_for(const std::string& row, const fixture_factory& make) {
   return *held.fixture;
 }
 
+// A probe that could not read something says so once per run, not once per row.
+void say_once(const row_backend& backend, const std::string& reason) {
+  static std::set<std::string> said;
+  if (reason.empty() || !said.insert(backend.name() + reason).second) return;
+  std::cerr << "solve_bench: " << backend.name() << ": not measured: " << reason << "\n";
+}
+
 }  // namespace
+
+row_backend& cpu_backend() {
+  static row_backend backend("CPU rows", make_cpu_row_monitor());
+  return backend;
+}
 
 void release_fixtures() noexcept {
   live().fixture.reset();
@@ -74,11 +88,19 @@ void run_row(benchmark::State& state, const std::string& row, const fixture_fact
   bool ok = false;
   try {
     row_fixture& f = fixture_for(row, make);
+    row_monitor* probe = backend ? backend->monitor() : nullptr;
+    if (probe) probe->begin();
     for (auto _ : state) state.SetIterationTime(f.run_once());
+    if (probe) probe->end();  // every timed call has finished: each run_once waits for its own end
     const double resid = f.check();
     state.counters["GFLOP/s"] = benchmark::Counter(f.flops() / 1e9, benchmark::Counter::kIsIterationInvariantRate);
     state.counters["resid"] = resid;
     f.add_counters(state);
+    if (probe) {
+      for (const auto& [key, value] : probe->counters(f.flops(), static_cast<long long>(state.iterations())))
+        state.counters[key] = value;
+      say_once(*backend, probe->unavailable_reason());
+    }
     ok = true;
   } catch (const out_of_memory& e) {
     release_fixtures();

@@ -14,20 +14,32 @@
 #include "core/fixture.hpp"
 #include "core/row.hpp"
 #include "core/run_record.hpp"
+#include "solvebench/row_monitor.hpp"
 
 namespace solvebench::bench {
 
 using fixture_factory = std::function<std::unique_ptr<row_fixture>()>;
 
-// What a backend adds around each of its rows (the GPU: refuse once the CUDA context is
-// broken, mark it broken after a row that broke it; hardware probes around the loop).
+// What a backend adds around each of its rows: the hardware probe read around the timed
+// loop (energy; on the GPU also clocks, throttling, other processes), and for the GPU the
+// health of the CUDA context (refuse once it is broken, mark it broken after a row broke it).
 class row_backend {
  public:
+  explicit row_backend(std::string name, std::unique_ptr<row_monitor> monitor = nullptr)
+      : name_(std::move(name)), monitor_(std::move(monitor)) {}
   virtual ~row_backend() = default;
   virtual std::string refusal() const { return ""; }  // non-empty: the row fails at once with this
   virtual void before(const std::string& /*row*/) {}
   virtual void after(bool /*ok*/) {}
+  const std::string& name() const noexcept { return name_; }
+  row_monitor* monitor() const noexcept { return monitor_.get(); }
+
+ private:
+  std::string name_;  // "CPU rows", "GPU rows": how the run names them when a probe is missing
+  std::unique_ptr<row_monitor> monitor_;
 };
+// The CPU rows' backend (RAPL energy).
+row_backend& cpu_backend();
 
 // Registers one row under spec.name() (Google Benchmark appends /manual_time), timed
 // manually in milliseconds. `backend` must outlive the run.

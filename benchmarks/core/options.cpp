@@ -147,6 +147,21 @@ std::vector<flag> batched_flags(batched_options& o) {
   };
 }
 
+std::vector<flag> mgpu_flags(mgpu_options& o) {
+  return {
+      {"--mgpu_sizes", "N[,N...]", "SOLVE_BENCH_MGPU_SIZES",
+       "matrix orders of the multi-GPU rows (cusolverMg, MGPU/...); none: no such rows",
+       [&o](const std::string& w, const std::string& v) { o.sizes = parse_size_list(w, v, max_size); },
+       [&o] { return o.sizes.empty() ? std::string("none") : join(o.sizes); }},
+      {"--mgpu_gpus", "G[,G...]", "SOLVE_BENCH_MGPU_GPUS", "GPU counts of the multi-GPU rows",
+       [&o](const std::string& w, const std::string& v) { o.gpus = parse_size_list(w, v, 1024); },
+       [&o] { return o.gpus.empty() ? std::string("1 up to the devices present") : join(o.gpus); }},
+      {"--mgpu_tiles", "T[,T...]", "SOLVE_BENCH_MGPU_TILES", "column tile sizes of the multi-GPU rows (at most 512)",
+       [&o](const std::string& w, const std::string& v) { o.tiles = parse_size_list(w, v, 512); },
+       [&o] { return join(o.tiles); }},
+  };
+}
+
 void parse_flags(const std::vector<flag>& flags, int argc, char** argv, common_options& common,
                  const std::vector<std::string>& gb_flags) {
   for (const auto& f : flags)

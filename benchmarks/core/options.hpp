@@ -74,6 +74,15 @@ struct batched_options {
 };
 std::vector<flag> batched_flags(batched_options& o);
 
+// Multi-GPU rows (cusolverMg): off unless sizes are given; G GPUs for each G in `gpus` that is
+// present (default: 1 up to the devices present).
+struct mgpu_options {
+  std::vector<std::int64_t> sizes;
+  std::vector<std::int64_t> gpus;
+  std::vector<std::int64_t> tiles{512};
+};
+std::vector<flag> mgpu_flags(mgpu_options& o);
+
 // Applies the SOLVE_BENCH_* variables, then argv's flags (flags win); anything else in argv
 // is a usage_error. `gb_flags` are the --benchmark_* flags seen before Google Benchmark
 // consumed them (for --benchmark_out and --benchmark_format).

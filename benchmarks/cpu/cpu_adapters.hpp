@@ -44,8 +44,9 @@ struct cholesky {
   void driver(host_matrix<T>& a, host_matrix<T>& b) { lapack::posv(a, b); }
 };
 
-// A and B on the host; ?gesv/?posv, their halves. The solve rows call the library's one-call
-// driver (LAPACKE_?gesv, ?posv).
+// A and B on the host; ?gesv/?posv as their two halves (?getrf + ?getrs, ?potrf + ?potrs),
+// back to back in one timed region, as reference LAPACK's ?gesv does: the library's best
+// path, whatever its one-call driver does (see driver_adapter).
 template <class T, class Factorization>
 class solve_adapter : public host_timer {
  public:
@@ -67,7 +68,6 @@ class solve_adapter : public host_timer {
   }
   void factor() { f_.factor(a_); }
   void solve() { f_.solve(a_, b_); }
-  void factor_and_solve() { f_.driver(a_, b_); }
   void check_info() const {}  // LAPACKE reports at once: the calls above have thrown already
   double residual() const { return hpl_scaled_residual(a0_, b_, b0_); }
   void add_counters(benchmark::State& state) const {
@@ -75,10 +75,20 @@ class solve_adapter : public host_timer {
     if (p_.op->has_rhs()) state.counters["nrhs"] = static_cast<double>(p_.nrhs);
   }
 
- private:
+ protected:
   problem p_;
   Factorization f_;
   host_matrix<T> a0_, a_, b0_, b_;
+};
+
+// The library's one-call driver, LAPACKE_?gesv / ?posv (CPU-driver/... rows): what most
+// callers reach for, kept beside the CPU rows because a driver can be slower than its two
+// halves (OpenBLAS 0.3.26 runs ?gesv on one thread for n * nrhs < 10000; the audit names it).
+template <class T, class Factorization>
+class driver_adapter : public solve_adapter<T, Factorization> {
+ public:
+  using solve_adapter<T, Factorization>::solve_adapter;
+  void factor_and_solve() { this->f_.driver(this->a_, this->b_); }
 };
 
 // C = A B with the BLAS ?gemm: the ceiling each solve is held against.

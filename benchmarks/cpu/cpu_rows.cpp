@@ -1,5 +1,6 @@
-// The CPU rows: dense solves, their halves and GEMM; mixed precision beside plain dgesv on
-// the same matrix; batches of small systems.
+// The CPU rows: dense solves (as their two halves), the halves alone and GEMM; the one-call
+// LAPACKE drivers beside them (CPU-driver/...); mixed precision beside plain dgesv on the same
+// matrix; batches of small systems.
 #include "cpu/cpu_rows.hpp"
 
 #include "core/batched.hpp"
@@ -26,7 +27,7 @@ namespace {
 template <class Adapter>
 void add(const row_spec& spec, const operation& op, const common_options& opt, bool honour_kind = true) {
   const problem p = make_problem(spec, op, honour_kind ? opt.kind : std::nullopt, opt.seed);
-  register_row(spec, [p] { return std::make_unique<solve_fixture<Adapter>>(p); });
+  register_row(spec, [p] { return std::make_unique<solve_fixture<Adapter>>(p); }, &cpu_backend());
 }
 
 // The adapter an operation of the solve family runs on, chosen once here.
@@ -48,6 +49,13 @@ void register_rows(const common_options& opt, const mixed_options& mixed, const 
           auto spec = row_spec::of<T>("CPU", *op).add("n", n);
           if (op->has_rhs()) spec.add("nrhs", k);
           add_solve_row<T>(spec, *op, opt);
+        }
+    for (const operation* op : {&ops::gesv, &ops::posv})
+      for (auto n : opt.sizes_or_default())
+        for (auto k : opt.nrhs) {
+          const auto spec = row_spec::of<T>("CPU-driver", *op).add("n", n).add("nrhs", k);
+          if (op->family == factorization::cholesky) add<driver_adapter<T, cholesky<T>>>(spec, *op, opt);
+          else add<driver_adapter<T, lu<T>>>(spec, *op, opt);
         }
   });
 

@@ -18,6 +18,7 @@ void release_context();
 // error such as an illegal address), later GPU rows fail at once with the reason.
 class backend final : public row_backend {
  public:
+  backend() : row_backend("GPU rows", make_gpu_row_monitor(0)) {}
   std::string refusal() const override { return unusable_; }
   void before(const std::string& row) override;
   void after(bool ok) override;

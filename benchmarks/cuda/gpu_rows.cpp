@@ -4,6 +4,7 @@
 #include "cuda/gpu_rows.hpp"
 
 #include "cuda/gpu_adapters.hpp"
+#include "solvebench/nvml.hpp"
 
 namespace solvebench::bench::gpu {
 namespace {
@@ -62,6 +63,10 @@ registration register_rows(const common_options& opt, const gpu_options& gpu, co
     SB_CUDA_CHECK(cudaSetDevice(0));
     out.context = cuda::device_facts(0);
     out.context.emplace_back("cusolver_api", to_string(gpu.api));
+    // The bus's ceiling, which the audit holds the transfer rows against ("" when unknown).
+    const nvml::session probe;
+    const auto bus = probe.available() ? nvml::pcie_max_GBps(probe, 0) : std::nullopt;
+    out.context.emplace_back("gpu_pcie_max_GBps", bus ? std::to_string(*bus) : "");
     context();  // handles made once, before any row is timed
   } catch (const std::exception& e) {
     out.reason = std::string("the GPU could not be initialised: ") + e.what();
