@@ -158,8 +158,11 @@ std::optional<std::string> faster_than_gemm(const rule_input& in, std::vector<fi
     const auto n = r->int_axis("n");
     const auto rate = r->counter("GFLOP/s");
     if (!n || !rate) continue;
+    auto others = other_axes(*r);  // the matrix kind changes no ceiling
+    others.erase(std::remove_if(others.begin(), others.end(), [](const auto& a) { return a.first == "kind"; }),
+                 others.end());
     const auto* g = in.find(device_family(r->backend), std::string(1, op->precision) + "gemm", *n, std::nullopt,
-                            other_axes(*r));
+                            others);
     const auto gemm_rate = g ? g->counter("GFLOP/s") : std::nullopt;
     if (!gemm_rate || !(*rate > tolerance * *gemm_rate)) continue;
     out.push_back({"faster_than_gemm", severity_timing_bug, {r->name, g->name},
@@ -179,7 +182,7 @@ std::optional<std::string> transfer_faster_than_bus(const rule_input& in, std::v
   const auto ceiling = to_number(in.context("gpu_pcie_max_GBps"));
   if (!ceiling || *ceiling <= 0)
     return "the bus ceiling is unknown (context gpu_pcie_max_GBps is empty); " +
-           std::to_string(transfers.size()) + " transfer rows not checked";
+           std::to_string(transfers.size()) + " transfer row" + (transfers.size() == 1 ? "" : "s") + " not checked";
   for (const auto* r : transfers) {
     const double rate = *r->counter("xfer_GB/s");
     if (rate > *ceiling)
@@ -235,8 +238,9 @@ std::optional<std::string> thread_env(const rule_input& in, std::vector<finding>
   std::string listed = vars;
   std::replace(listed.begin(), listed.end(), ';', ' ');
   out.push_back({"thread_env", severity_warning, names(rows),
-                 "Set in the environment: " + listed +
-                     ". It overrides the thread count or core type the BLAS would choose for itself, for the " +
+                 "Set in the environment: " + listed + ". " +
+                     (listed.find(' ') == std::string::npos ? "It overrides" : "They override") +
+                     " the thread count or core type the BLAS would choose for itself, for the " +
                      rows_phrase(rows.size()) + "."});
   return std::nullopt;
 }
