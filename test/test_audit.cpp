@@ -488,6 +488,8 @@ TEST(AuditJson, PythonReadsItBack) {
                               json_path.string() + " " + expected_path.string();
   EXPECT_EQ(std::system(command.c_str()), 0) << command << "\n" << bench::audit_json(report);
 
+  EXPECT_EQ(bench::audit_json(report), "{\"audit\": " + bench::audit_json_object(report) + "}");
+
   // A whole clean run's JSON, too.
   std::ofstream(json_path) << bench::audit_json(bench::run_audit(clean_run()));
   const std::string clean_check = std::string(SOLVE_BENCH_PYTHON) +

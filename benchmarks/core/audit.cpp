@@ -492,8 +492,8 @@ std::string audit_console(const audit_report& report) {
   return out;
 }
 
-std::string audit_json(const audit_report& report) {
-  std::string out = "{\"audit\": {\"clean\": ";
+std::string audit_json_object(const audit_report& report) {
+  std::string out = "{\"clean\": ";
   out += report.clean() ? "true" : "false";
   out += ", \"rules_checked\": " + json_strings(report.rules_checked) + ", \"rules_skipped\": [";
   for (std::size_t i = 0; i < report.rules_skipped.size(); ++i)
@@ -506,7 +506,9 @@ std::string audit_json(const audit_report& report) {
            json_string(f.severity) + ", \"rows\": " + json_strings(f.rows) + ", \"message\": " +
            json_string(f.message) + "}";
   }
-  return out + "]}}";
+  return out + "]}";
 }
+
+std::string audit_json(const audit_report& report) { return "{\"audit\": " + audit_json_object(report) + "}"; }
 
 }  // namespace solvebench::bench

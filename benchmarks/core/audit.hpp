@@ -48,8 +48,12 @@ std::vector<std::string> audit_rule_ids();
 // The short section printed at the end of a run; a clean run prints one line.
 std::string audit_console(const audit_report& report);
 
-// {"audit": {"clean": bool, "rules_checked": [...], "rules_skipped": [{"rule", "reason"}],
-//  "rows_checked": N, "findings": [{"rule", "severity", "rows", "message"}, ...]}}
+// {"clean": bool, "rules_checked": [...], "rules_skipped": [{"rule", "reason"}], "rows_checked": N,
+//  "findings": [{"rule", "severity", "rows", "message"}, ...]}: the value to put under "audit" in
+// the run's JSON.
+std::string audit_json_object(const audit_report& report);
+
+// {"audit": audit_json_object(report)}, a document of its own.
 std::string audit_json(const audit_report& report);
 
 // What the driver_vs_halves rule says about a known library defect, or "" when none matches:
