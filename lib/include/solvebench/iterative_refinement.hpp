@@ -14,13 +14,10 @@
 
 namespace solvebench::cuda {
 
-enum class factor_precision { fp64, fp32, tf32, fp16, bf16 };
-enum class refinement { classical, gmres, classical_gmres, gmres_gmres };
-
-// LAPACK-style names: d + factor letter + gesv, e.g. dhgesv = fp64 data, fp16 factorization.
-const char* op_name(factor_precision p) noexcept;  // "ddgesv", "dsgesv", "dxgesv", "dhgesv", "dbgesv"
-const char* to_string(refinement r) noexcept;      // "classical", "gmres", ...
-refinement parse_refinement(const std::string& text);
+using solvebench::factor_precision;
+using solvebench::op_name;
+using solvebench::parse_refinement;
+using solvebench::refinement;
 
 struct irs_options {
   factor_precision lowest = factor_precision::fp32;
