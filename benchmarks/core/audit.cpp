@@ -103,12 +103,6 @@ struct rule_input {
   }
 };
 
-std::vector<std::string> names(const std::vector<const row_record*>& rows) {
-  std::vector<std::string> out;
-  for (const auto* r : rows) out.push_back(r->name);
-  return out;
-}
-
 // A rule adds its findings, or returns why it could not look at this run.
 using rule_check = std::optional<std::string> (*)(const rule_input&, std::vector<finding>&);
 
@@ -214,7 +208,8 @@ std::optional<std::string> transfer_faster_than_resident(const rule_input& in, s
 }
 
 // ---------------------------------------------------------------------------------------------
-// Rules: the machine
+// Rules: the machine. Their findings name no rows: they concern every CPU number of the run,
+// which tools/report and the verdict show as caveats on the whole run.
 
 std::string rows_phrase(std::size_t n) { return std::to_string(n) + " CPU row" + (n == 1 ? "" : "s"); }
 
@@ -224,7 +219,7 @@ std::optional<std::string> blas_threads(const rule_input& in, std::vector<findin
   const auto threads = to_number(in.context("blas_threads")), cores = to_number(in.context("cores_available"));
   if (!threads || !cores) return std::string("blas_threads or cores_available is missing from the context");
   if (*threads < *cores)
-    out.push_back({"blas_threads", severity_warning, names(rows),
+    out.push_back({"blas_threads", severity_warning, {},
                    "The BLAS runs " + num(*threads) + " thread" + (*threads == 1 ? "" : "s") + " but " + num(*cores) +
                        " cores are available to this process: the " + rows_phrase(rows.size()) +
                        " measure part of the machine."});
@@ -237,7 +232,7 @@ std::optional<std::string> thread_env(const rule_input& in, std::vector<finding>
   if (rows.empty() || vars.empty()) return std::nullopt;
   std::string listed = vars;
   std::replace(listed.begin(), listed.end(), ';', ' ');
-  out.push_back({"thread_env", severity_warning, names(rows),
+  out.push_back({"thread_env", severity_warning, {},
                  "Set in the environment: " + listed + ". " +
                      (listed.find(' ') == std::string::npos ? "It overrides" : "They override") +
                      " the thread count or core type the BLAS would choose for itself, for the " +
@@ -260,7 +255,7 @@ std::optional<std::string> cpu_frequency_scaling(const rule_input& in, std::vect
   std::string msg = why[0];
   for (std::size_t i = 1; i < why.size(); ++i) msg += "; " + why[i];
   msg[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(msg[0])));
-  out.push_back({"cpu_frequency_scaling", severity_warning, names(rows),
+  out.push_back({"cpu_frequency_scaling", severity_warning, {},
                  msg + ": the clock may change under the " + rows_phrase(rows.size()) + "."});
   return std::nullopt;
 }
