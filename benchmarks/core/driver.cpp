@@ -9,7 +9,10 @@
 #include <iostream>
 #include <memory>
 
+#include "core/audit.hpp"
+#include "core/environment.hpp"
 #include "core/harness.hpp"
+#include "core/verdict.hpp"
 #include "solvebench/config.hpp"
 #include "solvebench/lapack.hpp"
 
@@ -73,7 +76,28 @@ void add_common_context(const common_options& opt) {
   benchmark::AddCustomContext("seed", std::to_string(opt.seed));
   benchmark::AddCustomContext("matrix_kind_lu", opt.kind ? to_string(*opt.kind) : "uniform");
   benchmark::AddCustomContext("matrix_kind_cholesky", opt.kind ? to_string(*opt.kind) : "spd");
+  for (const auto& [key, value] : environment_facts()) benchmark::AddCustomContext(key, value);
 }
+
+namespace {
+
+// The audit and the verdict of a finished run: printed after the rows (to stderr when stdout
+// carries JSON) and, with --benchmark_out=X.json, written to X.audit.json, X.verdict.json and
+// X.verdict.md, where tools/report and tools/regress read them.
+void check_the_run(const program& p, const run_summary& summary) {
+  const audit_report audit = run_audit(summary);
+  const run_verdict verdict = make_verdict(summary, audit.findings);
+  std::ostream& out = p.common->display_format == "json" ? std::cerr : std::cout;
+  out << "\n" << audit_console(audit) << "\n" << verdict_console(verdict) << std::flush;
+  const std::string base = output_base(*p.common);
+  if (base.empty()) return;
+  std::ofstream file(base + ".audit.json");
+  file << audit_json(audit);
+  if (!file) throw error("cannot write " + base + ".audit.json");
+  write_verdict_files(verdict, base + ".json");
+}
+
+}  // namespace
 
 int run_program(program& p, int argc, char** argv) {
   for (int i = 1; i < argc; ++i)
@@ -160,9 +184,16 @@ int run_program(program& p, int argc, char** argv) {
   release_fixtures();
   if (p.release) p.release();
   benchmark::Shutdown();
-  (void)rows;
 
   std::vector<std::string> problems = p.problems ? p.problems() : std::vector<std::string>{};
+  if (rows && p.checks_after_run) {
+    try {
+      check_the_run(p, rows->summary());
+    } catch (const std::exception& e) {
+      problems.push_back(std::string("the checks after the run failed: ") + e.what());
+    }
+  }
+
   if (p.root) {
     for (const auto& m : problems) std::cerr << p.name << ": " << m << "\n";
     const auto& skipped = skipped_rows();

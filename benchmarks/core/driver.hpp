@@ -21,6 +21,9 @@ struct program {
   std::function<void()> add_context;                    // keys beside the common ones
   std::function<std::vector<std::string>()> problems;   // after the run: more reasons to exit 1 (e.g. leaks)
   std::function<void()> release;                        // after the run, before Google Benchmark shuts down
+  // After the run: the audit (rows held against each other and the machine) and the verdict
+  // (the answer to "GPU or CPU, and how much faster?"), printed and written beside the JSON.
+  bool checks_after_run = true;
   // Distributed runs: only the root reports; every rank must learn the first rank's problem.
   bool root = true;
   std::function<std::string(const std::string& mine)> agree = [](const std::string& mine) { return mine; };

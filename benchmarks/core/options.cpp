@@ -74,32 +74,32 @@ std::vector<flag> common_flags(common_options& o, const std::string& sizes_help)
   return {
       {"--sizes", "N[,N...]", "SOLVE_BENCH_SIZES", "matrix orders (" + sizes_help + ")",
        [&o](const std::string& w, const std::string& v) { o.sizes = parse_size_list(w, v, max_size); },
-       [&o] { return join(o.default_sizes); }},
+       [&o] { return join(o.default_sizes); }()},
       {"--nrhs", "K[,K...]", "SOLVE_BENCH_NRHS", "right-hand sides of the solve rows",
        [&o](const std::string& w, const std::string& v) { o.nrhs = parse_size_list(w, v, max_size); },
-       [&o] { return join(o.nrhs); }},
+       [&o] { return join(o.nrhs); }()},
       {"--precisions", "d,s", "SOLVE_BENCH_PRECISIONS", "double (d) and/or single (s)",
        [&o](const std::string& w, const std::string& v) {
          o.precisions = split(v, ',');
          for (const auto& p : o.precisions)
            if (p != "d" && p != "s") throw usage_error(w + ": '" + p + "' is not a precision (expected d, s or d,s)");
        },
-       [&o] { return join_names(o.precisions, [](const std::string& p) { return p; }); }},
+       [&o] { return join_names(o.precisions, [](const std::string& p) { return p; }); }()},
       {"--kind", "KIND", "SOLVE_BENCH_KIND",
        "matrix kind of every row: uniform, diagdom, spd; singular and nan (bad input, to see the error paths)",
        [&o](const std::string& w, const std::string& v) { o.kind = as_usage(w, [&] { return parse_matrix_kind(v); }); },
-       [] { return std::string("uniform for LU and GEMM, spd for Cholesky"); }},
+       [] { return std::string("uniform for LU and GEMM, spd for Cholesky"); }()},
       {"--seed", "S", "SOLVE_BENCH_SEED", "generator seed, recorded in the JSON context",
        [&o](const std::string& w, const std::string& v) {
          o.seed = static_cast<std::uint64_t>(parse_int(w, v, 0, INT64_MAX));
        },
-       [&o] { return std::to_string(o.seed); }},
+       [&o] { return std::to_string(o.seed); }()},
       {"--rows_out", "PATH", "SOLVE_BENCH_ROWS_OUT", "JSON-lines log of finished rows",
        [&o](const std::string& w, const std::string& v) {
          if (v.empty()) throw usage_error(w + ": empty path");
          o.rows_out = v;
        },
-       [] { return std::string("next to --benchmark_out, X.json -> X.rows.jsonl"); }},
+       [] { return std::string("next to --benchmark_out, X.json -> X.rows.jsonl"); }()},
   };
 }
 
@@ -108,7 +108,7 @@ std::vector<flag> gpu_flags(gpu_options& o) {
       {"--cusolver_api", "API", "SOLVE_BENCH_CUSOLVER_API",
        "generic64 (cusolverDnX*, 64-bit) or legacy32 (cusolverDn?getrf...) for the GPU rows",
        [&o](const std::string& w, const std::string& v) { o.api = as_usage(w, [&] { return parse_cusolver_api(v); }); },
-       [&o] { return std::string(to_string(o.api)); }},
+       [&o] { return std::string(to_string(o.api)); }()},
   };
 }
 
@@ -122,17 +122,17 @@ std::vector<flag> mixed_flags(mixed_options& o) {
        [&o] {
          return join_names(o.kinds, [](matrix_kind k) { return to_string(k); }) + "; sizes: --sizes, else CPU " +
                 join(o.cpu_sizes) + " and GPU " + join(o.gpu_sizes);
-       }},
+       }()},
       {"--refine", "R[,R...]", "SOLVE_BENCH_REFINE",
        "GPU refinement solvers: classical, gmres, classical_gmres, gmres_gmres",
        [&o](const std::string& w, const std::string& v) {
          o.refine.clear();
          for (const auto& r : split(v, ',')) o.refine.push_back(as_usage(w, [&] { return parse_refinement(r); }));
        },
-       [&o] { return join_names(o.refine, [](refinement r) { return to_string(r); }); }},
+       [&o] { return join_names(o.refine, [](refinement r) { return to_string(r); }); }()},
       {"--irs_max_iters", "N", "SOLVE_BENCH_IRS_MAX_ITERS", "refinement iteration cap (then the fp64 fallback)",
        [&o](const std::string& w, const std::string& v) { o.irs_max_iters = parse_int(w, v, 1, 10000); },
-       [&o] { return std::to_string(o.irs_max_iters); }},
+       [&o] { return std::to_string(o.irs_max_iters); }()},
   };
 }
 
@@ -140,10 +140,10 @@ std::vector<flag> batched_flags(batched_options& o) {
   return {
       {"--batch_n", "N[,N...]", "SOLVE_BENCH_BATCH_N", "orders of the batched rows",
        [&o](const std::string& w, const std::string& v) { o.n = parse_size_list(w, v, 46340); },
-       [&o] { return join(o.n); }},
+       [&o] { return join(o.n); }()},
       {"--batch_count", "B[,B...]", "SOLVE_BENCH_BATCH_COUNT", "systems per batch",
        [&o](const std::string& w, const std::string& v) { o.count = parse_size_list(w, v, 1 << 24); },
-       [&o] { return join(o.count); }},
+       [&o] { return join(o.count); }()},
   };
 }
 
@@ -152,13 +152,13 @@ std::vector<flag> mgpu_flags(mgpu_options& o) {
       {"--mgpu_sizes", "N[,N...]", "SOLVE_BENCH_MGPU_SIZES",
        "matrix orders of the multi-GPU rows (cusolverMg, MGPU/...); none: no such rows",
        [&o](const std::string& w, const std::string& v) { o.sizes = parse_size_list(w, v, max_size); },
-       [&o] { return o.sizes.empty() ? std::string("none") : join(o.sizes); }},
+       [&o] { return o.sizes.empty() ? std::string("none") : join(o.sizes); }()},
       {"--mgpu_gpus", "G[,G...]", "SOLVE_BENCH_MGPU_GPUS", "GPU counts of the multi-GPU rows",
        [&o](const std::string& w, const std::string& v) { o.gpus = parse_size_list(w, v, 1024); },
-       [&o] { return o.gpus.empty() ? std::string("1 up to the devices present") : join(o.gpus); }},
+       [&o] { return o.gpus.empty() ? std::string("1 up to the devices present") : join(o.gpus); }()},
       {"--mgpu_tiles", "T[,T...]", "SOLVE_BENCH_MGPU_TILES", "column tile sizes of the multi-GPU rows (at most 512)",
        [&o](const std::string& w, const std::string& v) { o.tiles = parse_size_list(w, v, 512); },
-       [&o] { return join(o.tiles); }},
+       [&o] { return join(o.tiles); }()},
   };
 }
 
@@ -193,7 +193,7 @@ std::string flags_help(const std::vector<flag>& flags) {
   for (const auto& f : flags) {
     std::string lead = std::string("  ") + f.name + "=" + f.value;
     lead.resize(std::max<std::size_t>(lead.size() + 1, 25), ' ');
-    out += lead + f.help + " [" + f.env + "]\n" + std::string(25, ' ') + "(default " + f.default_text() + ")\n";
+    out += lead + f.help + " [" + f.env + "]\n" + std::string(25, ' ') + "(default " + f.default_text + ")\n";
   }
   return out;
 }

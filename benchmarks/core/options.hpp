@@ -22,14 +22,15 @@ class usage_error : public std::runtime_error {
 };
 
 // One flag: --name=VALUE, also read from `env`; `apply` parses and stores (usage_error on bad
-// input, naming `what`), `default_text` is what the help shows as the default.
+// input, naming `what`), `default_text` is what the help shows as the default (taken when the
+// flag list is made, before anything is parsed).
 struct flag {
   const char* name;
   const char* value;  // the placeholder in the help: "N[,N...]"
   const char* env;
   std::string help;
   std::function<void(const std::string& what, const std::string& value)> apply;
-  std::function<std::string()> default_text;
+  std::string default_text;
 };
 
 // Every row: sizes, right-hand sides, precisions, matrices, where the rows log goes.

@@ -14,18 +14,7 @@
 
 #include "core/run_record.hpp"
 
-#if __has_include("core/audit.hpp")
 #include "core/audit.hpp"
-#else
-namespace solvebench::bench {
-// Until benchmarks/core/audit.hpp lands: the members of its `finding` that the verdict reads.
-struct finding {
-  std::string rule, severity;
-  std::vector<std::string> rows;  // row names (a /manual_time suffix is ignored); none: the whole run
-  std::string message;
-};
-}  // namespace solvebench::bench
-#endif
 
 namespace solvebench::bench {
 

@@ -14,7 +14,7 @@ std::vector<flag> flags(options& o) {
   return {
       {"--nb", "NB[,NB...]", "SOLVE_BENCH_NB", "ScaLAPACK block sizes",
        [&o](const std::string& w, const std::string& v) { o.nb = parse_size_list(w, v, 1 << 20); },
-       [&o] { return join(o.nb); }},
+       [&o] { return join(o.nb); }()},
       {"--blas_threads", "K", "SOLVE_BENCH_BLAS_THREADS",
        "BLAS threads per rank (1: one rank per core; use K > 1 with fewer ranks than cores)",
        [&o](const std::string& w, const std::string& v) {
@@ -22,7 +22,7 @@ std::vector<flag> flags(options& o) {
          if (values.size() != 1) throw usage_error(w + ": expected one value, got '" + v + "'");
          o.blas_threads = static_cast<int>(values[0]);
        },
-       [&o] { return std::to_string(o.blas_threads); }},
+       [&o] { return std::to_string(o.blas_threads); }()},
   };
 }
 
