@@ -179,7 +179,15 @@ def case_usage(exe, work):
     p = run(exe, ["--help"])
     if p.returncode != 0 or "--sizes" not in p.stdout:
         fail("--help")
-    print("ok: %d bad inputs rejected with exit 2" % len(cases))
+    # --benchmark_min_time in either spelling, whichever Google Benchmark (1.7: "0.01", 1.8: "0.01s")
+    # is linked; the environment variable too.
+    for args, env in ((["--benchmark_min_time=0.01"], {}), (["--benchmark_min_time=0.01s"], {}),
+                      ([], {"BENCHMARK_MIN_TIME": "0.01s"}), ([], {"BENCHMARK_MIN_TIME": "0.01"})):
+        p = run(exe, args + ["--sizes=16", "--precisions=d", "--benchmark_filter=^CPU/dgesv/n:16/nrhs:1/manual_time"],
+                env)
+        if p.returncode != 0 or "CPU/dgesv/n:16" not in p.stdout:
+            fail("%s %s: min_time spelling refused (exit %d):\n%s" % (args, env, p.returncode, p.stderr))
+    print("ok: %d bad inputs rejected with exit 2; both min_time spellings accepted" % len(cases))
 
 
 def case_badinput(exe, work):
