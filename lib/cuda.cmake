@@ -7,5 +7,6 @@ target_sources(solvebench PRIVATE
   src/cuda/cusolver_batched.cpp
   src/cuda/iterative_refinement.cpp
   src/cuda/device_generate.cu
+  src/cuda/device_known_solution.cu
   src/cuda/device_residual.cu)
 target_link_libraries(solvebench PUBLIC CUDA::cudart CUDA::cublas CUDA::cusolver)

@@ -5,6 +5,7 @@ add_executable(solvebench_gpu_tests
   test_cuda_owners.cpp
   test_cusolver.cpp
   test_cusolver_batched.cpp
+  test_device_conditioned.cpp
   test_iterative_refinement.cpp)
 target_link_libraries(solvebench_gpu_tests PRIVATE
   solvebench::solvebench LAPACKE::LAPACKE GTest::gtest_main solvebench_warnings)
