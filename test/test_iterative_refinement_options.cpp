@@ -2,7 +2,9 @@
 // against the expert one, the IRS tolerance taking effect, and the two-level refinements.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
+#include <string>
 
 #include "gpu_test.hpp"
 #include "solvebench/conditioned.hpp"
@@ -209,9 +211,39 @@ TEST_F(IrsOptions, TwoLevelRefinementsConverge) {
     }
 }
 
+TEST_F(IrsOptions, NoRefinementIsTheLowPrecisionSolveAlone) {
+  // refinement::none times the factorization alone; its answer has fp16 accuracy, not fp64.
+  cuda::context ctx;
+  const std::int64_t n = 1000;
+  const auto un = static_cast<std::size_t>(n);
+  auto s = make_system(ctx, n, 0);  // diagdom, cond ~1.5
+  cuda::device_buffer<double> x_true(un);
+  cuda::generate_known_solution(x_true.data(), n, 1, 5, ctx.stream());
+  cuda::rhs_from_solution(s.a0.data(), n, x_true.data(), s.b.data(), n, 1, ctx.stream());
+  cuda::irs_options opt;
+  opt.lowest = cuda::factor_precision::fp16;
+  opt.solver = cuda::refinement::none;
+  opt.fallback = false;  // whatever cuSOLVER reports, keep the unrefined answer
+  const auto raw = solve(ctx, s, opt);
+  const double raw_error = cuda::forward_error(s.x.data(), x_true.data(), n, 1, ctx.stream());
+  opt.solver = cuda::refinement::classical;
+  opt.fallback = true;
+  const auto refined = solve(ctx, s, opt);
+  const double refined_error = cuda::forward_error(s.x.data(), x_true.data(), n, 1, ctx.stream());
+  std::printf("[ numbers  ] dhgesv none: niters %d resid %.3g fwd_err %.3g; classical: niters %d resid %.3g "
+              "fwd_err %.3g\n",
+              raw.result.niters, raw.resid, raw_error, refined.result.niters, refined.resid, refined_error);
+  EXPECT_GT(raw.resid, sb::residual_threshold) << "an unrefined fp16 solve is not fp64-accurate";
+  EXPECT_LT(raw_error, 0.05) << "but it is an fp16-quality solve of the right system";
+  EXPECT_LT(refined.resid, sb::residual_threshold);
+  EXPECT_LT(refined_error, 1e-12);
+}
+
 TEST(IrsOptionNames, ApiNamesRoundTrip) {  // host only: runs without a GPU too
   EXPECT_STREQ(cuda::to_string(cuda::irs_api::simple), "simple");
   EXPECT_EQ(cuda::parse_irs_api("expert"), cuda::irs_api::expert);
   EXPECT_EQ(cuda::parse_irs_api("simple"), cuda::irs_api::simple);
   EXPECT_THROW(cuda::parse_irs_api("lapack"), sb::invalid_argument);
+  EXPECT_EQ(cuda::parse_refinement("none"), cuda::refinement::none);
+  EXPECT_STREQ(cuda::to_string(cuda::refinement::none), "none");
 }

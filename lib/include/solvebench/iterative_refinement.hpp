@@ -17,7 +17,9 @@
 namespace solvebench::cuda {
 
 enum class factor_precision { fp64, fp32, tf32, fp16, bf16 };
-enum class refinement { classical, gmres, classical_gmres, gmres_gmres };
+// none: factor in the lowest precision and solve, no refinement (CUSOLVER_IRS_REFINE_NONE).
+// Not fp64-accurate; its time is the factorization's alone, the floor under every refinement.
+enum class refinement { classical, gmres, classical_gmres, gmres_gmres, none };
 // expert: cusolverDnIRSXgesv with cusolverDnIRSParams; simple: cusolverDnDDgesv, DSgesv,
 // DXgesv, DHgesv, DBgesv (one per factor_precision).
 enum class irs_api { expert, simple };

@@ -26,6 +26,7 @@ cusolverIRSRefinement_t refinement_type(refinement r) {
     case refinement::gmres: return CUSOLVER_IRS_REFINE_GMRES;
     case refinement::classical_gmres: return CUSOLVER_IRS_REFINE_CLASSICAL_GMRES;
     case refinement::gmres_gmres: return CUSOLVER_IRS_REFINE_GMRES_GMRES;
+    case refinement::none: return CUSOLVER_IRS_REFINE_NONE;
   }
   return CUSOLVER_IRS_REFINE_CLASSICAL;
 }
@@ -115,6 +116,7 @@ const char* to_string(refinement r) noexcept {
     case refinement::gmres: return "gmres";
     case refinement::classical_gmres: return "classical_gmres";
     case refinement::gmres_gmres: return "gmres_gmres";
+    case refinement::none: return "none";
   }
   return "?";
 }
@@ -134,10 +136,11 @@ irs_api parse_irs_api(const std::string& text) {
 }
 
 refinement parse_refinement(const std::string& text) {
-  for (auto r : {refinement::classical, refinement::gmres, refinement::classical_gmres, refinement::gmres_gmres})
+  for (auto r : {refinement::classical, refinement::gmres, refinement::classical_gmres, refinement::gmres_gmres,
+                 refinement::none})
     if (text == to_string(r)) return r;
   throw invalid_argument("unknown refinement solver '" + text +
-                         "' (expected classical, gmres, classical_gmres or gmres_gmres)");
+                         "' (expected classical, gmres, classical_gmres, gmres_gmres or none)");
 }
 
 std::size_t irs_solver::query(const context& ctx, std::int64_t n, std::int64_t nrhs, const irs_options& opt) {
