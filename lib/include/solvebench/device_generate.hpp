@@ -38,6 +38,11 @@ void generate_conditioned(T* a, const conditioned_spec& spec, cudaStream_t strea
 // The n x nrhs right-hand side of generate_rhs().
 template <class T>
 void generate_rhs(T* b, std::int64_t n, std::int64_t nrhs, std::uint64_t seed, cudaStream_t stream);
+// Columns [first_col, first_col + cols) of that right-hand side into `b` (leading dimension
+// ldb >= n): one device's share of a column-distributed B.
+template <class T>
+void generate_rhs_columns(T* b, std::int64_t ldb, std::uint64_t seed, std::int64_t n, std::int64_t first_col,
+                          std::int64_t cols, cudaStream_t stream);
 
 // `count` matrices of order n stored one after another (stride n*n), matrix s generated
 // with seed + s: the batches of the batched solvers.

@@ -16,20 +16,12 @@
 
 namespace solvebench::cuda {
 
-enum class factor_precision { fp64, fp32, tf32, fp16, bf16 };
-// none: factor in the lowest precision and solve, no refinement (CUSOLVER_IRS_REFINE_NONE).
-// Not fp64-accurate; its time is the factorization's alone, the floor under every refinement.
-enum class refinement { classical, gmres, classical_gmres, gmres_gmres, none };
-// expert: cusolverDnIRSXgesv with cusolverDnIRSParams; simple: cusolverDnDDgesv, DSgesv,
-// DXgesv, DHgesv, DBgesv (one per factor_precision).
-enum class irs_api { expert, simple };
-
-// LAPACK-style names: d + factor letter + gesv, e.g. dhgesv = fp64 data, fp16 factorization.
-const char* op_name(factor_precision p) noexcept;  // "ddgesv", "dsgesv", "dxgesv", "dhgesv", "dbgesv"
-const char* to_string(refinement r) noexcept;      // "classical", "gmres", ...
-refinement parse_refinement(const std::string& text);
-const char* to_string(irs_api a) noexcept;  // "expert", "simple"
-irs_api parse_irs_api(const std::string& text);
+using solvebench::factor_precision;
+using solvebench::irs_api;
+using solvebench::op_name;
+using solvebench::parse_irs_api;
+using solvebench::parse_refinement;
+using solvebench::refinement;
 
 struct irs_options {
   factor_precision lowest = factor_precision::fp32;

@@ -20,10 +20,12 @@ __global__ void matrix_columns_kernel(T* a, std::int64_t lda, matrix_kind kind, 
 }
 
 template <class T>
-__global__ void rhs_kernel(T* b, std::int64_t n, std::int64_t nrhs, std::uint64_t key) {
+__global__ void rhs_kernel(T* b, std::int64_t ldb, std::int64_t n, std::int64_t first_col, std::int64_t cols,
+                           std::uint64_t key) {
   const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
-  for (std::int64_t c = blockIdx.y; c < nrhs; c += gridDim.y) b[c * n + i] = static_cast<T>(rhs_entry(key, n, i, c));
+  for (std::int64_t c = blockIdx.y; c < cols; c += gridDim.y)
+    b[c * ldb + i] = static_cast<T>(rhs_entry(key, n, i, first_col + c));
 }
 
 // One grid row per system: entries k = j*n + i of system s with seed + s.
@@ -93,7 +95,14 @@ void generate_conditioned_columns(T* a, std::int64_t lda, const conditioned_spec
 
 template <class T>
 void generate_rhs(T* b, std::int64_t n, std::int64_t nrhs, std::uint64_t seed, cudaStream_t stream) {
-  rhs_kernel<<<grid2d(n, nrhs), threads, 0, stream>>>(b, n, nrhs, rng::rhs_key(seed));
+  generate_rhs_columns(b, n, seed, n, 0, nrhs, stream);
+}
+
+template <class T>
+void generate_rhs_columns(T* b, std::int64_t ldb, std::uint64_t seed, std::int64_t n, std::int64_t first_col,
+                          std::int64_t cols, cudaStream_t stream) {
+  if (cols <= 0) return;
+  rhs_kernel<<<grid2d(n, cols), threads, 0, stream>>>(b, ldb, n, first_col, cols, rng::rhs_key(seed));
   SB_CUDA_CHECK(cudaGetLastError());
 }
 
@@ -116,6 +125,8 @@ void generate_rhs_batch(T* b, std::int64_t n, std::int64_t count, std::uint64_t 
   template void generate_conditioned_columns(T*, std::int64_t, const conditioned_spec&, std::int64_t, std::int64_t, \
                                              cudaStream_t);                                                         \
   template void generate_rhs(T*, std::int64_t, std::int64_t, std::uint64_t, cudaStream_t);                        \
+  template void generate_rhs_columns(T*, std::int64_t, std::uint64_t, std::int64_t, std::int64_t, std::int64_t,   \
+                                     cudaStream_t);                                                               \
   template void generate_matrix_batch(T*, matrix_kind, std::int64_t, std::int64_t, std::uint64_t, cudaStream_t);  \
   template void generate_rhs_batch(T*, std::int64_t, std::int64_t, std::uint64_t, cudaStream_t);
 SB_INSTANTIATE(float)

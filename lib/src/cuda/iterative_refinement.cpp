@@ -99,50 +99,6 @@ int checked_int(std::int64_t v, const char* what) {
 
 }  // namespace
 
-const char* op_name(factor_precision p) noexcept {
-  switch (p) {
-    case factor_precision::fp64: return "ddgesv";
-    case factor_precision::fp32: return "dsgesv";
-    case factor_precision::tf32: return "dxgesv";
-    case factor_precision::fp16: return "dhgesv";
-    case factor_precision::bf16: return "dbgesv";
-  }
-  return "?";
-}
-
-const char* to_string(refinement r) noexcept {
-  switch (r) {
-    case refinement::classical: return "classical";
-    case refinement::gmres: return "gmres";
-    case refinement::classical_gmres: return "classical_gmres";
-    case refinement::gmres_gmres: return "gmres_gmres";
-    case refinement::none: return "none";
-  }
-  return "?";
-}
-
-const char* to_string(irs_api a) noexcept {
-  switch (a) {
-    case irs_api::expert: return "expert";
-    case irs_api::simple: return "simple";
-  }
-  return "?";
-}
-
-irs_api parse_irs_api(const std::string& text) {
-  for (auto a : {irs_api::expert, irs_api::simple})
-    if (text == to_string(a)) return a;
-  throw invalid_argument("unknown cuSOLVER IRS interface '" + text + "' (expected expert or simple)");
-}
-
-refinement parse_refinement(const std::string& text) {
-  for (auto r : {refinement::classical, refinement::gmres, refinement::classical_gmres, refinement::gmres_gmres,
-                 refinement::none})
-    if (text == to_string(r)) return r;
-  throw invalid_argument("unknown refinement solver '" + text +
-                         "' (expected classical, gmres, classical_gmres, gmres_gmres or none)");
-}
-
 std::size_t irs_solver::query(const context& ctx, std::int64_t n, std::int64_t nrhs, const irs_options& opt) {
   validate(opt);
   std::size_t bytes = 0;
