@@ -10,6 +10,7 @@ target_sources(solvebench PRIVATE
   src/cuda/nvml.cpp
   src/cuda/gpu_row_monitor.cpp
   src/cuda/device_generate.cu
+  src/cuda/device_known_solution.cu
   src/cuda/device_residual.cu)
 
 # cusolverMg (multi-GPU, deprecated in CUDA 13): FindCUDAToolkit has no CUDA::cusolverMg target

@@ -6,7 +6,9 @@ add_executable(solvebench_gpu_tests
   test_cusolver.cpp
   test_cusolver_batched.cpp
   test_cusolver_mg.cpp
+  test_device_conditioned.cpp
   test_iterative_refinement.cpp
+  test_iterative_refinement_options.cpp
   test_nvml.cpp)
 target_link_libraries(solvebench_gpu_tests PRIVATE
   solvebench::solvebench LAPACKE::LAPACKE GTest::gtest_main solvebench_warnings)

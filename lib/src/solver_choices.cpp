@@ -20,7 +20,8 @@ Enum parse(const char* what, const std::string& text, const Enum (&all)[N]) {
 
 constexpr cusolver_api all_apis[] = {cusolver_api::generic64, cusolver_api::legacy32};
 constexpr refinement all_refinements[] = {refinement::classical, refinement::gmres, refinement::classical_gmres,
-                                          refinement::gmres_gmres};
+                                          refinement::gmres_gmres, refinement::none};
+constexpr irs_api all_irs_apis[] = {irs_api::expert, irs_api::simple};
 
 }  // namespace
 
@@ -45,10 +46,15 @@ const char* to_string(refinement r) noexcept {
     case refinement::gmres: return "gmres";
     case refinement::classical_gmres: return "classical_gmres";
     case refinement::gmres_gmres: return "gmres_gmres";
+    case refinement::none: return "none";
   }
   return "?";
 }
 
 refinement parse_refinement(const std::string& text) { return parse("refinement solver", text, all_refinements); }
+
+const char* to_string(irs_api a) noexcept { return a == irs_api::expert ? "expert" : "simple"; }
+
+irs_api parse_irs_api(const std::string& text) { return parse("cuSOLVER IRS interface", text, all_irs_apis); }
 
 }  // namespace solvebench

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "solvebench/conditioned.hpp"
 #include "solvebench/generate.hpp"
 
 namespace solvebench::cuda {
@@ -20,6 +21,18 @@ void generate_matrix_columns(T* a, std::int64_t lda, matrix_kind kind, std::uint
 template <class T>
 void generate_matrix(T* a, matrix_kind kind, std::int64_t n, std::uint64_t seed, cudaStream_t stream) {
   generate_matrix_columns(a, n, kind, seed, n, 0, n, stream);
+}
+
+// Columns [first_col, first_col + cols) of the prescribed-condition matrix of `spec`
+// (conditioned.hpp) into `a` (lda >= spec.n); equal to the host generator up to rounding
+// (the device contracts to FMA and has its own exp). One memory-bound pass.
+template <class T>
+void generate_conditioned_columns(T* a, std::int64_t lda, const conditioned_spec& spec, std::int64_t first_col,
+                                  std::int64_t cols, cudaStream_t stream);
+
+template <class T>
+void generate_conditioned(T* a, const conditioned_spec& spec, cudaStream_t stream) {
+  generate_conditioned_columns(a, spec.n, spec, 0, spec.n, stream);
 }
 
 // The n x nrhs right-hand side of generate_rhs().
