@@ -8,6 +8,9 @@ usage: bench_smoke.py CASE SOLVE_BENCH WORKDIR
   badinput  NaN in A names its place; a size larger than host memory is skipped with needed vs
             available bytes; the other rows still run and pass
   kill      a sweep killed part-way (SIGKILL) keeps every finished row in its rows log
+  checks    a run ends with its audit and verdict and writes them beside the JSON; with
+            OPENBLAS_NUM_THREADS=1 the audit names it, without it stays silent on it; tools/verdict.py
+            on the same JSON gives the verdict the binary gave
   memory    (GPU) every GPU row built twice gives back all its device memory the second time
   sticky    (fault-injection build, GPU) a sticky CUDA error fails its row by name, later GPU
             rows do not run, CPU rows do, exit 1; skipped (exit 77) without a GPU
@@ -184,7 +187,15 @@ def case_usage(exe, work):
     p = run(exe, ["--help"])
     if p.returncode != 0 or "--sizes" not in p.stdout:
         fail("--help")
-    print("ok: %d bad inputs rejected with exit 2" % len(cases))
+    # --benchmark_min_time in either spelling, whichever Google Benchmark (1.7: "0.01", 1.8: "0.01s")
+    # is linked; the environment variable too.
+    for args, env in ((["--benchmark_min_time=0.01"], {}), (["--benchmark_min_time=0.01s"], {}),
+                      ([], {"BENCHMARK_MIN_TIME": "0.01s"}), ([], {"BENCHMARK_MIN_TIME": "0.01"})):
+        p = run(exe, args + ["--sizes=16", "--precisions=d", "--benchmark_filter=^CPU/dgesv/n:16/nrhs:1/manual_time"],
+                env)
+        if p.returncode != 0 or "CPU/dgesv/n:16" not in p.stdout:
+            fail("%s %s: min_time spelling refused (exit %d):\n%s" % (args, env, p.returncode, p.stderr))
+    print("ok: %d bad inputs rejected with exit 2; both min_time spellings accepted" % len(cases))
 
 
 def case_badinput(exe, work):
@@ -257,6 +268,69 @@ def case_kill(exe, work):
     print("ok: killed after %d rows; all kept, complete, readable by the tools" % len(kept))
 
 
+def case_checks(exe, work):
+    import math
+    out = os.path.join(work, "checks.json")
+    for stale in ("checks.audit.json", "checks.verdict.json", "checks.verdict.md"):
+        if os.path.exists(os.path.join(work, stale)):
+            os.remove(os.path.join(work, stale))
+    quiet = {k: v for k, v in os.environ.items() if not k.startswith(("OPENBLAS_", "OMP_", "GOTO_", "MKL_", "BLIS_"))}
+    args = ["--sizes=64,200", "--precisions=d", "--benchmark_min_time=" + MIN_TIME,
+            "--benchmark_filter=^CPU[^/]*/d(gesv|posv|getrf|getrs|potrf|potrs|gemm)/n:[0-9]+(/nrhs:1)?/manual_time",
+            "--benchmark_out=" + out]
+    p = subprocess.run([exe] + args, capture_output=True, text=True, env=dict(quiet, OPENBLAS_NUM_THREADS="1"),
+                       timeout=600)
+    print(p.stdout[-3000:], p.stderr[-1500:])
+    if p.returncode != 0:
+        fail("exit status %d" % p.returncode)
+    # The run ends with the audit, then the verdict; the audit names the variable and its value.
+    last_row = p.stdout.rindex("/manual_time ")  # the console's last row line
+    tail = p.stdout[last_row:]
+    if "\naudit: " not in tail or "\nverdict\n" not in tail or tail.index("audit: ") > tail.index("verdict\n"):
+        fail("the run does not end with its audit and verdict:\n" + p.stdout[-3000:])
+    audit_text = tail[tail.index("audit: "):tail.index("verdict\n")]
+    if "thread_env" not in audit_text or "OPENBLAS_NUM_THREADS=1" not in audit_text:
+        fail("OPENBLAS_NUM_THREADS=1 is not named by the audit:\n" + audit_text)
+    audit = json.load(open(os.path.join(work, "checks.audit.json")))["audit"]
+    if not any(f["rule"] == "thread_env" and "OPENBLAS_NUM_THREADS=1" in f["message"] for f in audit["findings"]):
+        fail("checks.audit.json lacks the thread_env finding: %r" % audit)
+    for name in ("checks.verdict.json", "checks.verdict.md"):
+        if not os.path.exists(os.path.join(work, name)):
+            fail("%s was not written" % name)
+    # The same verdict from the JSON by the tools' own implementation.
+    tools = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools")
+    py = os.path.join(work, "checks.py-verdict.json")
+    q = subprocess.run([sys.executable, os.path.join(tools, "verdict.py"), "--json", py, out], capture_output=True,
+                       text=True, timeout=120)
+    if q.returncode != 0:
+        fail("tools/verdict.py: %s" % q.stderr)
+    ours, theirs = json.load(open(os.path.join(work, "checks.verdict.json"))), json.load(open(py))
+
+    def same(a, b, where):
+        if isinstance(a, dict) and isinstance(b, dict):
+            if sorted(a) != sorted(b):
+                fail("%s: keys %s vs %s" % (where, sorted(a), sorted(b)))
+            for k in a:
+                same(a[k], b[k], where + "." + k)
+        elif isinstance(a, list) and isinstance(b, list):
+            if len(a) != len(b):
+                fail("%s: %d vs %d entries" % (where, len(a), len(b)))
+            for i, (x, y) in enumerate(zip(a, b)):
+                same(x, y, "%s[%d]" % (where, i))
+        elif isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
+            if not math.isclose(a, b, rel_tol=1e-9):
+                fail("%s: %r (solve_bench) vs %r (tools/verdict.py)" % (where, a, b))
+        elif a != b and where.split(".")[-1].split("[")[0] != "lines":
+            fail("%s: %r vs %r" % (where, a, b))
+    same(ours, theirs, "verdict")
+
+    # Without the variable the audit says nothing about it.
+    p = subprocess.run([exe] + args, capture_output=True, text=True, env=quiet, timeout=600)
+    if p.returncode != 0 or "thread_env" in p.stdout:
+        fail("a run without thread variables must not flag them (exit %d):\n%s" % (p.returncode, p.stdout[-2000:]))
+    print("ok: audit and verdict at the end and beside the JSON; OPENBLAS_NUM_THREADS=1 named; verdicts agree")
+
+
 def require_gpu(exe):
     probe = run(exe, ["--sizes=64", "--benchmark_filter=^GPU/dgesv/", "--benchmark_list_tests=true"])
     if "GPU rows not registered" in probe.stderr:
@@ -305,7 +379,7 @@ def main():
     case, exe, work = sys.argv[1:]
     os.makedirs(work, exist_ok=True)
     {"run": case_run, "singular": case_singular, "usage": case_usage, "badinput": case_badinput,
-     "kill": case_kill, "memory": case_memory, "sticky": case_sticky}[case](exe, work)
+     "kill": case_kill, "checks": case_checks, "memory": case_memory, "sticky": case_sticky}[case](exe, work)
 
 
 if __name__ == "__main__":

@@ -12,8 +12,12 @@ add_executable(solvebench_gpu_tests
   test_cuda_owners.cpp
   test_cusolver.cpp
   test_cusolver_batched.cpp
+  test_cusolver_mg.cpp
   test_device_code.cpp
+  test_device_conditioned.cpp
   test_iterative_refinement.cpp
+  test_iterative_refinement_options.cpp
+  test_nvml.cpp
   $<TARGET_OBJECTS:solvebench_sm75_only_kernel>)
 target_link_libraries(solvebench_gpu_tests PRIVATE
   solvebench::solvebench LAPACKE::LAPACKE GTest::gtest_main solvebench_warnings)
@@ -21,3 +25,10 @@ target_link_libraries(solvebench_gpu_tests PRIVATE
 # takes longer than gtest_discover_tests' 5 s default (see test/CMakeLists.txt).
 gtest_discover_tests(solvebench_gpu_tests DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT ${SB_DISCOVERY_TIMEOUT}
                      PROPERTIES LABELS "unit;gpu" RUN_SERIAL TRUE)
+
+# A stand-in libnvidia-ml for test_nvml.cpp: dlopen'd by path (never linked), so the reader's
+# present-driver paths run on machines without a driver.
+add_library(solvebench_fake_nvml SHARED fake_nvml.cpp)
+target_link_libraries(solvebench_fake_nvml PRIVATE solvebench_warnings)
+add_dependencies(solvebench_gpu_tests solvebench_fake_nvml)
+target_compile_definitions(solvebench_gpu_tests PRIVATE SB_FAKE_NVML="$<TARGET_FILE:solvebench_fake_nvml>")

@@ -215,3 +215,173 @@ def load_rows(paths: List[str], name_filter: Optional[str] = None) -> Tuple[Dict
         pattern = re.compile(name_filter)
         rows = {name: row for name, row in rows.items() if pattern.search(name)}
     return rows, contexts
+
+
+# ---------------------------------------------------------------------------------- audit
+# solve_bench holds a run's rows against each other and against the machine once they have
+# run, and writes its findings beside the results: X.json and X.rows.jsonl both get
+# X.audit.json, {"audit": {"clean": bool, "rules_checked": [...], "rows_checked": N,
+# "findings": [{"rule", "severity", "rows": [row names], "message"}]}}.
+
+AUDIT_SEVERITIES = ("timing-bug", "warning", "note")  # worst first
+
+
+def row_key(name: str) -> str:
+    """A row's name without Google Benchmark's timing suffix, as the audit names rows:
+    CPU/dgesv/n:64/nrhs:1/manual_time -> CPU/dgesv/n:64/nrhs:1."""
+    parts = name.split("/")
+    while parts and parts[-1] in TIMING_SUFFIXES:
+        parts.pop()
+    return "/".join(parts)
+
+
+@dataclass(frozen=True)
+class Finding:
+    rule: str                # e.g. driver_vs_halves
+    severity: str            # one of AUDIT_SEVERITIES
+    rows: Tuple[str, ...]    # row keys (no timing suffix); empty: about the whole run
+    message: str
+
+    @property
+    def key(self):
+        """What makes two runs' findings the same finding: the message carries numbers
+        that move from run to run, so it is left out."""
+        return (self.rule, self.severity, tuple(sorted(self.rows)))
+
+    def in_scope(self, name_filter: Optional[str]) -> bool:
+        """Whether the finding concerns the rows a --filter keeps (run-wide ones always do)."""
+        if not name_filter or not self.rows:
+            return True
+        pattern = re.compile(name_filter)
+        return any(pattern.search(r) or pattern.search(r + "/manual_time") for r in self.rows)
+
+
+@dataclass
+class Audit:
+    path: str                # the sidecar it was read from
+    clean: bool
+    rules_checked: List[str]
+    rows_checked: int
+    findings: List[Finding]
+
+
+def audit_path(results_path: str) -> str:
+    """The audit sidecar of a results file: X.json, X.rows.jsonl (and X.jsonl) -> X.audit.json."""
+    for suffix in (".rows.jsonl", ".jsonl", ".json"):
+        if results_path.endswith(suffix):
+            return results_path[:-len(suffix)] + ".audit.json"
+    return results_path + ".audit.json"
+
+
+def load_audit(results_path: str) -> Optional[Audit]:
+    """The audit of a results file, from its sidecar; None when there is none (a run from
+    before the audit, or one that did not finish)."""
+    path = audit_path(results_path)
+    try:
+        with open(path) as f:
+            text = f.read()
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        raise InputError("%s: %s" % (path, e.strerror)) from e
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise InputError("%s: the audit is not JSON: %s" % (path, e)) from e
+    return _parse_audit(path, doc)
+
+
+def _parse_audit(path: str, doc) -> Audit:
+    def bad(what):
+        return InputError("%s: malformed audit: %s" % (path, what))
+
+    audit = doc.get("audit") if isinstance(doc, dict) else None
+    if not isinstance(audit, dict):
+        raise bad('no "audit" object')
+    clean, rules, checked, findings = (audit.get(k) for k in ("clean", "rules_checked", "rows_checked", "findings"))
+    if not isinstance(clean, bool):
+        raise bad('"clean" is not true or false')
+    if not isinstance(rules, list) or not all(isinstance(r, str) for r in rules):
+        raise bad('"rules_checked" is not a list of names')
+    if not isinstance(checked, int) or isinstance(checked, bool) or checked < 0:
+        raise bad('"rows_checked" is not a count')
+    if not isinstance(findings, list):
+        raise bad('"findings" is not a list')
+    parsed = []
+    for i, f in enumerate(findings):
+        if not isinstance(f, dict):
+            raise bad("finding %d is not an object" % i)
+        for key in ("rule", "severity", "message"):
+            if not isinstance(f.get(key), str) or not f[key]:
+                raise bad('finding %d has no "%s" text' % (i, key))
+        # a misspelt severity would slip past the gate, which fails on "timing-bug"
+        if f["severity"] not in AUDIT_SEVERITIES:
+            raise bad("finding %d (%s) has severity %r; expected one of %s"
+                      % (i, f["rule"], f["severity"], ", ".join(AUDIT_SEVERITIES)))
+        rows = f.get("rows", [])
+        if not isinstance(rows, list) or not all(isinstance(r, str) for r in rows):
+            raise bad('finding %d (%s): "rows" is not a list of row names' % (i, f["rule"]))
+        parsed.append(Finding(f["rule"], f["severity"], tuple(row_key(r) for r in rows), f["message"]))
+    return Audit(path, clean, list(rules), checked, parsed)
+
+
+def load_audits(results_paths: List[str]) -> List[Audit]:
+    """The audits of several results files, each sidecar once (X.json and X.rows.jsonl share one)."""
+    audits, seen = [], set()
+    for path in results_paths:
+        sidecar = audit_path(path)
+        if sidecar not in seen:
+            seen.add(sidecar)
+            audit = load_audit(path)
+            if audit is not None:
+                audits.append(audit)
+    return audits
+
+
+def merge_audits(audits: List[Audit], path: str) -> Audit:
+    """One audit for rounds pooled into one input: clean only if every round was, each
+    finding once (the first round's message)."""
+    findings, seen = [], set()
+    for audit in audits:
+        for f in audit.findings:
+            if f.key not in seen:
+                seen.add(f.key)
+                findings.append(f)
+    rules = sorted({r for a in audits for r in a.rules_checked})
+    return Audit(path, all(a.clean for a in audits), rules,
+                 max((a.rows_checked for a in audits), default=0), findings)
+
+
+def write_audit(audit: Audit) -> None:
+    doc = {"audit": {"clean": audit.clean, "rules_checked": audit.rules_checked,
+                     "rows_checked": audit.rows_checked,
+                     "findings": [{"rule": f.rule, "severity": f.severity, "rows": list(f.rows),
+                                   "message": f.message} for f in audit.findings]}}
+    with open(audit.path, "w") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+
+
+def _main(argv: List[str]) -> int:
+    """python3 tools/sbjson.py merge-audits POOLED ROUND...: writes POOLED's audit sidecar
+    from the sidecars of the ROUND results files that have one (none: writes nothing), so
+    that rounds pooled into one log (.ci/bench-pr) keep their audit."""
+    if len(argv) < 2 or argv[0] != "merge-audits":
+        print(_main.__doc__, file=sys.stderr)
+        return 2
+    try:
+        audits = load_audits(argv[2:])
+    except InputError as e:
+        print("sbjson: %s" % e, file=sys.stderr)
+        return 2
+    if not audits:
+        print("sbjson: no audit beside %s; none written" % " ".join(argv[2:]))
+        return 0
+    merged = merge_audits(audits, audit_path(argv[1]))
+    write_audit(merged)
+    print("sbjson: wrote %s (%d findings from %d audits)" % (merged.path, len(merged.findings), len(audits)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_main(sys.argv[1:]))

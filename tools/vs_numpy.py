@@ -11,8 +11,8 @@ the repetitions, one warm-up call first):
   numpy F   the same on a Fortran-ordered A: the copy is contiguous
   dgesv     scipy.linalg.lapack.dgesv on a Fortran-ordered copy, overwrite on, copy untimed:
             the bare LAPACK call the other two make (needs scipy)
-then runs solve_bench's CPU/dgesv/n:N/nrhs:1 with the same repetitions and prints the
-medians and ratios. numpy must use the system OpenBLAS (Debian/Ubuntu python3-numpy does).
+then runs solve_bench's CPU/dgesv/n:N/nrhs:1 (dgetrf + dgetrs) and CPU-driver/dgesv/n:N/nrhs:1
+(the one-call LAPACKE_dgesv) with the same repetitions and prints the medians and ratios. numpy must use the system OpenBLAS (Debian/Ubuntu python3-numpy does).
 """
 import argparse
 import json
@@ -101,16 +101,20 @@ def time_python_side(n, reps):
 
 
 def time_solve_bench(exe, n, reps):
+    """{backend: (median seconds, worst resid)} for CPU and CPU-driver, and the run's context."""
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "run.json")
         subprocess.run([exe, "--sizes=%d" % n, "--precisions=d",
-                        "--benchmark_filter=^CPU/dgesv/n:%d/nrhs:1/" % n,
+                        "--benchmark_filter=^CPU(-driver)?/dgesv/n:%d/nrhs:1/" % n,
                         "--benchmark_repetitions=%d" % reps, "--benchmark_out=" + out,
                         "--benchmark_out_format=json"], check=True, stdout=subprocess.DEVNULL)
         doc = json.load(open(out))
-    rows = [b for b in doc["benchmarks"] if b.get("run_type") == "iteration"]
-    times = [b["real_time"] / 1e3 for b in rows]  # time_unit ms
-    return times, max(b["resid"] for b in rows), doc["context"]
+    found = {}
+    for backend in ("CPU", "CPU-driver"):
+        rows = [b for b in doc["benchmarks"] if b.get("run_type") == "iteration" and b["name"].startswith(backend + "/")]
+        times = [b["real_time"] / 1e3 for b in rows]  # time_unit ms
+        found[backend] = (statistics.median(times), max(b["resid"] for b in rows))
+    return found, doc["context"]
 
 
 def main():
@@ -122,11 +126,12 @@ def main():
     args = p.parse_args()
 
     py = time_python_side(args.n, args.repetitions)
-    sb_times, sb_resid, ctx = time_solve_bench(args.solve_bench, args.n, args.repetitions)
-    sb_med = statistics.median(sb_times)
+    sb, ctx = time_solve_bench(args.solve_bench, args.n, args.repetitions)
+    sb_med, sb_resid = sb["CPU"]
     result = {
         "n": args.n, "repetitions": args.repetitions,
         "solve_bench_median_ms": sb_med * 1e3, "solve_bench_resid": sb_resid,
+        "solve_bench_driver_median_ms": sb["CPU-driver"][0] * 1e3, "solve_bench_driver_resid": sb["CPU-driver"][1],
         "python": {k: {"median_ms": t * 1e3, "resid": r, "solve_bench_over_this": sb_med / t}
                    for k, (t, r) in py.items()},
         "numpy_version": np.__version__, "solve_bench_blas": ctx.get("blas_config"),
@@ -143,6 +148,8 @@ def main():
         result["numpy_blas"] = "unknown (%s)" % e
     print("n=%d, %d repetitions, medians (ratio = solve_bench time / this time):" % (args.n, args.repetitions))
     print("  %-22s %9.2f ms  resid %.3g" % ("solve_bench CPU/dgesv", sb_med * 1e3, sb_resid))
+    print("  %-22s %9.2f ms  resid %.3g  (LAPACKE_dgesv in one call)" % ("solve_bench CPU-driver", sb["CPU-driver"][0] * 1e3,
+                                                                          sb["CPU-driver"][1]))
     for k, v in result["python"].items():
         print("  %-22s %9.2f ms  resid %.3g  ratio %.3f" % (k, v["median_ms"], v["resid"], v["solve_bench_over_this"]))
     print("  numpy BLAS: %s" % result["numpy_blas"])

@@ -3,40 +3,20 @@
 #include <benchmark/benchmark.h>
 #include <mpi.h>
 
-#include <cstdlib>
-#include <cstring>
-#include <fstream>
-#include <iostream>
+#include <optional>
 #include <string>
-#include <vector>
 
-#include "harness.hpp"
+#include "core/driver.hpp"
 #include "mpi/mpi_options.hpp"
-#include "mpi/mpi_solve.hpp"
+#include "mpi/mpi_rows.hpp"
 #include "solvebench/config.hpp"
 #include "solvebench/lapack.hpp"
 #include "solvebench/scalapack.hpp"
 
-namespace sb = solvebench;
-namespace sp = solvebench::scalapack;
 namespace bench = solvebench::bench;
+namespace sp = solvebench::scalapack;
 
 namespace {
-
-// Google Benchmark's reporter for ranks other than 0: they run every row (they must, for
-// the collectives) but say nothing.
-class silent_reporter : public benchmark::BenchmarkReporter {
- public:
-  bool ReportContext(const Context&) override { return true; }
-  void ReportRuns(const std::vector<Run>&) override {}
-};
-
-template <class V>
-std::string join(const std::vector<V>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ",") + std::to_string(x);
-  return s;
-}
 
 // A problem found on some rank (flags, environment, an output file that cannot be written),
 // as every rank learns it: the first failing rank's message, or "" when none failed.
@@ -54,115 +34,63 @@ std::string first_problem(const std::string& mine) {
   return first == 0 ? text : "rank " + std::to_string(first) + ": " + text;
 }
 
-void add_context(const bench::mpi_options& opt, const sp::process_grid& grid) {
-  const auto blas = sb::lapack::blas_runtime_info();
-  const auto mpi = sp::mpi_runtime_info(grid.comm());  // collective: every rank calls it
+void add_context(const bench::common_options& opt, const bench::mpi::options& mpi, const sp::process_grid& grid) {
+  const auto info = sp::mpi_runtime_info(grid.comm());  // collective: every rank calls it
   const auto add = [](const char* key, const std::string& value) { benchmark::AddCustomContext(key, value); };
-  add("solve_bench_version", SOLVE_BENCH_VERSION);
-  add("solve_bench_build_type", SOLVE_BENCH_BUILD_TYPE);
   add("mpi_ranks", std::to_string(grid.ranks()));
   add("mpi_grid", std::to_string(grid.shape().rows) + "x" + std::to_string(grid.shape().cols));
-  add("mpi_hosts", mpi.hosts);
-  add("mpi_library", mpi.mpi_library);
-  add("mpi_standard", mpi.mpi_standard);
-  add("scalapack_library", mpi.scalapack_library);
+  add("mpi_hosts", info.hosts);
+  add("mpi_library", info.mpi_library);
+  add("mpi_standard", info.mpi_standard);
+  add("scalapack_library", info.scalapack_library);
   add("scalapack_version", std::string(SOLVE_BENCH_SCALAPACK_VERSION).empty()
                                ? "unknown (ScaLAPACK cannot report it; see scalapack_library)"
                                : SOLVE_BENCH_SCALAPACK_VERSION " (known at build time; ScaLAPACK cannot report it)");
-  add("blas_vendor", blas.vendor);
-  add("blas_version", blas.version);
-  add("blas_config", blas.blas_config);
-  add("blas_core", blas.blas_core);
-  add("blas_threads", std::to_string(blas.blas_threads));
-  add("blas_threads_meaning", blas.vendor + " threads per rank (--blas_threads)");
-  add("blas_library", mpi.blas_library);
-  add("lapack_version", blas.lapack_version);
-  add("lapack_library", blas.lapack_library);
-  add("seed", std::to_string(opt.common.seed));
-  add("matrix_kind_lu", opt.common.kind ? sb::to_string(*opt.common.kind) : "uniform");
-  add("matrix_kind_cholesky", opt.common.kind ? sb::to_string(*opt.common.kind) : "spd");
-  add("mpi_sizes", join(bench::mpi_sizes(opt)));
-  add("mpi_nb", join(opt.nb));
+  add("blas_threads_meaning", "BLAS threads per rank (--blas_threads)");  // blas_library: the common context
+  add("mpi_sizes", bench::join(opt.sizes_or_default()));
+  add("mpi_nb", bench::join(mpi.nb));
   add("iterations", "chosen by Google Benchmark from the max-over-ranks times, so the same on every rank");
   add("timing", "MPI_Barrier, then each rank's steady_clock around the ScaLAPACK call; the row's time is "
                 "the maximum over ranks (MPI_Allreduce MAX)");
 }
 
-int run(const sp::mpi_session& mpi, int argc, char** argv) {
-  const bool root = mpi.rank() == 0;
-  for (int i = 1; i < argc; ++i)
-    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
-      if (root) std::cout << bench::mpi_usage_text();
-      return 0;
-    }
-
-  // Google Benchmark opens --benchmark_out on every process that is given it; only rank 0
-  // may, or the ranks would truncate each other's file (on a shared file system).
-  std::vector<std::string> gb_flags;
-  std::vector<char*> args;
-  for (int i = 0; i < argc; ++i) {
-    const bool gb = std::strncmp(argv[i], "--benchmark_", 12) == 0;
-    if (gb) gb_flags.emplace_back(argv[i]);
-    if (!root && gb && std::strncmp(argv[i], "--benchmark_out", 15) == 0) continue;
-    args.push_back(argv[i]);
-  }
-  if (!root) unsetenv("BENCHMARK_OUT");
-  int args_count = static_cast<int>(args.size());
-  args.push_back(nullptr);
-  benchmark::Initialize(&args_count, args.data());
-
-  bench::mpi_options opt;
-  std::string problem;
-  try {
-    opt = bench::parse_mpi_options(args_count, args.data(), gb_flags);
-    if (root && !opt.common.benchmark_out.empty() && !std::ofstream(opt.common.benchmark_out, std::ios::app))
-      problem = "cannot write --benchmark_out=" + opt.common.benchmark_out;
-  } catch (const bench::usage_error& e) {
-    problem = e.what();
-  }
-  problem = first_problem(problem);
-  if (!problem.empty()) {
-    if (root) std::cerr << "solve_bench_mpi: " << problem << "\n\n" << bench::mpi_usage_text();
-    return 2;
-  }
-
-  // One OpenBLAS thread per rank by default: P ranks on P cores, none oversubscribed.
-  sb::lapack::set_blas_threads(opt.blas_threads);
-  const sp::process_grid grid(MPI_COMM_WORLD);
-  bench::register_mpi_benchmarks(opt, grid);
-  add_context(opt, grid);
-
-  std::unique_ptr<benchmark::BenchmarkReporter> reporter;
-  try {
-    if (root)
-      reporter = std::make_unique<bench::row_log_reporter>(bench::make_display_reporter(opt.common.display_format),
-                                                           bench::rows_log_path(opt.common));
-    else
-      reporter = std::make_unique<silent_reporter>();
-  } catch (const std::exception& e) {
-    problem = e.what();
-  }
-  problem = first_problem(problem);
-  if (!problem.empty()) {
-    if (root) std::cerr << "solve_bench_mpi: " << problem << "\n";
-    return 2;
-  }
-  benchmark::RunSpecifiedBenchmarks(reporter.get());
-  bench::fixtures().clear();  // before the grid goes
-  benchmark::Shutdown();
-
-  const auto& failed = bench::failed_rows();  // the same on every rank: errors are agreed
-  if (failed.empty()) return 0;
-  if (root) {
-    std::cerr << "solve_bench_mpi: " << failed.size() << " row(s) failed:\n";
-    for (const auto& f : failed) std::cerr << "  " << f << "\n";
-  }
-  return 1;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  sp::mpi_session mpi(argc, argv);  // MPI_Finalize after run() has returned
-  return run(mpi, argc, argv);
+  sp::mpi_session session(argc, argv);  // MPI_Finalize after everything below has gone
+  bench::common_options common;
+  bench::mpi::options mpi;
+  std::optional<sp::process_grid> grid;
+
+  bench::program p;
+  p.name = "solve_bench_mpi";
+  p.about =
+      "usage: mpirun -np P solve_bench_mpi [flags] [Google Benchmark flags]\n\n"
+      "Dense Ax = b with ScaLAPACK over MPI (p?gesv, p?posv) on a near-square process grid of\n"
+      "the P ranks, rows named MPI/<op>/n:N/nrhs:K/ranks:P/nb:NB, e.g.\n"
+      "MPI/dgesv/n:4096/nrhs:1/ranks:4/nb:64/manual_time. Only rank 0 prints and writes files.\n"
+      "--benchmark_enable_random_interleaving is refused: every rank would shuffle on its own.\n";
+  p.exit_status =
+      "Exit status: 0 when every row ran and passed its residual check, 1 when a row failed,\n"
+      "2 for bad flags or environment values, 3 if the ranks fell out of step (a bug: reported\n"
+      "instead of hanging).\n";
+  p.common = &common;
+  for (auto group : {bench::common_flags(common, "the same as solve_bench's CPU rows, so MPI rows meet CPU rows"),
+                     bench::mpi::flags(mpi)})
+    p.flags.insert(p.flags.end(), group.begin(), group.end());
+  p.root = session.rank() == 0;
+  // The audit and verdict hold CPU rows against GPU rows and the machine (one BLAS thread per
+  // rank is a choice here, not a fault): they are solve_bench's, not this binary's.
+  p.checks_after_run = false;
+  p.agree = first_problem;
+  p.check_gb_flags = bench::mpi::check_gb_flags;
+  p.register_rows = [&] {
+    // One BLAS thread per rank by default: P ranks on P cores, none oversubscribed.
+    solvebench::lapack::set_blas_threads(mpi.blas_threads);
+    grid.emplace(MPI_COMM_WORLD);
+    bench::mpi::register_rows(common, mpi, *grid);
+  };
+  p.add_context = [&] { add_context(common, mpi, *grid); };
+  p.release = [&] { grid.reset(); };
+  return bench::run_program(p, argc, argv);
 }

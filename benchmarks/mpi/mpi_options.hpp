@@ -1,30 +1,22 @@
-// solve_bench_mpi's flags: solve_bench's own (sizes, nrhs, precisions, kind, seed, rows log)
-// plus the distributed ones (block size, BLAS threads per rank).
+// solve_bench_mpi's own flags, beside the common ones: block size and BLAS threads per rank.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "options.hpp"
+#include "core/options.hpp"
 
-namespace solvebench::bench {
+namespace solvebench::bench::mpi {
 
-struct mpi_options {
-  options common;                    // parsed by parse_options, as solve_bench does
+struct options {
   std::vector<std::int64_t> nb{64};  // ScaLAPACK block sizes (square blocks)
-  int blas_threads = 1;              // OpenBLAS threads per rank
+  int blas_threads = 1;              // BLAS threads per rank
 };
+std::vector<flag> flags(options& o);
 
-// Reads SOLVE_BENCH_NB, SOLVE_BENCH_BLAS_THREADS and the matching
-// flags, hands everything else to parse_options; usage_error on anything wrong, including
-// Google Benchmark flags that would let the ranks run different rows
-// (--benchmark_enable_random_interleaving).
-mpi_options parse_mpi_options(int argc, char** argv, const std::vector<std::string>& gb_flags);
+// Google Benchmark flags that would let the ranks run different rows are refused
+// (--benchmark_enable_random_interleaving: every rank would shuffle on its own).
+void check_gb_flags(const std::vector<std::string>& gb_flags);
 
-std::string mpi_usage_text();
-
-// Default sweep: solve_bench's CPU sizes, so MPI rows meet CPU rows of the same n.
-std::vector<std::int64_t> mpi_sizes(const mpi_options& opt);
-
-}  // namespace solvebench::bench
+}  // namespace solvebench::bench::mpi

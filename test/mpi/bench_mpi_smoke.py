@@ -162,6 +162,10 @@ def case_usage(mpiexec, exe, work):
         (["--benchmark_enable_random_interleaving=true"], {}, "not supported under MPI"),
         (["--benchmark_out=" + os.path.join(work, "no", "such", "dir.json")], {}, "cannot write --benchmark_out"),
         ([], {"SOLVE_BENCH_NB": "abc"}, "SOLVE_BENCH_NB: 'abc' is not an integer"),
+        # solve_bench's GPU, mixed-precision and batched flags mean nothing here: refused, not ignored
+        (["--cusolver_api=legacy32"], {}, "unknown argument '--cusolver_api=legacy32'"),
+        (["--mixed_kinds=diagdom"], {}, "unknown argument '--mixed_kinds=diagdom'"),
+        (["--batch_n=4"], {}, "unknown argument '--batch_n=4'"),
     ]
     for args, env, needle in cases:
         p = run(mpiexec, 2, exe, args + ["--benchmark_filter=none"], env, timeout=120)
@@ -172,6 +176,14 @@ def case_usage(mpiexec, exe, work):
     p = run(mpiexec, 2, exe, ["--help"])
     if p.returncode != 0 or p.stdout.count("--nb=NB") != 1:
         fail("--help should print the usage once")
+    # The help shows the sizes the rows really use, and no flag it would refuse.
+    sizes_line = p.stdout[p.stdout.index("--sizes="):].split("--nrhs=")[0]
+    if "(default 256,1024,4096)" not in sizes_line or "--cusolver_api" in p.stdout or "--batch_n" in p.stdout:
+        fail("--help should show the default sizes it runs and only its own flags:\n%s" % p.stdout)
+    listed = run(mpiexec, 1, exe, ["--benchmark_list_tests=true", "--precisions=d"])
+    sizes = sorted({int(line.split("/n:")[1].split("/")[0]) for line in listed.stdout.splitlines() if "/n:" in line})
+    if sizes != [256, 1024, 4096]:
+        fail("the rows run sizes %s, not the ones the help shows" % sizes)
     print("ok: %d bad inputs rejected with exit 2" % len(cases))
 
 

@@ -1,28 +1,39 @@
 #!/usr/bin/env bash
-# What runs on the lent H200 machine (Ubuntu 24.04, 16 cores, one H200, no network):
-#   tools/device/h200.sh build                 configure + build (Release, CUDA on, sm_90)
-#   tools/device/h200.sh check                 ctest + compute-sanitizer
-#   tools/device/h200.sh gputests              only the GPU tests (label gpu, one at a time)
-#   tools/device/h200.sh sanitize              compute-sanitizer memcheck, racecheck, initcheck
-#   tools/device/h200.sh sweep                 the default sweep (timed) -> $OUT/h200_default.json
-#   tools/device/h200.sh compare               GPU rows vs a bare cuSOLVER loop vs torch, one run
-# Modes can be chained: tools/device/h200.sh build check. Logs go to $OUT/log.txt.
+# What runs on the lent H200 machines (Ubuntu 24.04, one or two H200s, no network). Modes run in
+# the order given; logs and results go to $OUT (only 8 files come back, so the results are packed
+# into $OUT/<first mode>.tgz at the end, beside $OUT/log.txt):
+#   build      configure + build with the default CUDA architectures (what a user's build gets),
+#              then list the architectures the binary carries (cuobjdump)
+#   gputests   the GPU tests (ctest label gpu, one at a time: several read device-wide free memory)
+#   ab         the rows-layer redesign, A/B: .carry/old (the source before it) against this tree,
+#              alternating rounds on this machine, gated by tools/regress (.ci/bench-pr)
+#   sanitize   compute-sanitizer memcheck on the GPU tests and on every GPU family of solve_bench
+#   sweep      the default sweep -> sweep.json
+#   table      CPU (both paths) against GPU, fp64 solves, n = 1024..16384 -> table.json
+#   numpy      tools/vs_numpy.py at n = 4096 and 10000 (numpy, scipy's bare dgesv, CPU, CPU-driver)
+#   cond       the condition-number map of the mixed-precision rows -> cond.json
+#   mgpu       cusolverMg rows, G = 1, 2, tiles 256 and 512, beside GPU/dgesv at 65536 -> mgpu.json
+#   mgpu-big   one fp64 system larger than one H200 (n = 140000) on two -> mgpu-big.json
+# Example: tools/device/h200.sh build gputests ab
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 export PATH=/usr/local/cuda/bin:$PATH
+# Two-GPU machines: NVLink multicast stays off (it can take the host's GPUs out of service).
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 OUT=${OUT:-$PWD/out}
-mkdir -p "$OUT"
+WORK=/tmp/solve_bench-results
+mkdir -p "$OUT" "$WORK"
 LOG=$OUT/log.txt
 BUILD=build/h200
 BIN=$BUILD/benchmarks/solve_bench
 say() { echo "=== $(date +%T) $*" | tee -a "$LOG"; }
-# Steps are skipped once the whole script has used BUDGET seconds (the device call's limit
-# is 600 s), so that what ran still comes back.
-BUDGET=${BUDGET:-570}
+# Steps are skipped once the whole script has used BUDGET seconds (a device call's limit is
+# 600 s), so that what ran still comes back.
+BUDGET=${BUDGET:-575}
 step() {  # step SECONDS NAME CMD...: run with a time limit, log everything, report the status
   local limit=$1 name=$2; shift 2
   local left=$((BUDGET - SECONDS))
-  if [ "$left" -lt 20 ]; then say "$name: skipped, out of time"; return 124; fi
+  if [ "$left" -lt 15 ]; then say "$name: skipped, out of time"; return 124; fi
   [ "$limit" -gt "$left" ] && limit=$left
   say "$name: $*"
   local t0=$SECONDS
@@ -31,59 +42,70 @@ step() {  # step SECONDS NAME CMD...: run with a time limit, log everything, rep
   say "$name: exit $rc after $((SECONDS - t0)) s"
   return $rc
 }
+pack() { tar czf "$OUT/${1}.tgz" -C "$WORK" . 2>/dev/null; }
+trap 'pack "${first_mode:-results}"' EXIT
+first_mode=${1:-results}
+
+bench() {  # bench SECONDS NAME FILE FLAGS...: a solve_bench run whose JSON (+ audit, verdict) stays
+  local limit=$1 name=$2 file=$3; shift 3
+  step "$limit" "$name" "$BIN" --benchmark_out="$WORK/$file" --benchmark_out_format=json "$@"
+}
 
 sanitize() {
-  # (CudaOwners.TooLarge* provokes an out-of-memory API error on purpose: not under the sanitizer)
+  # (CudaOwners.TooLarge* and the Mg pre-check provoke out-of-memory on purpose: not under the sanitizer)
   step 150 memcheck-tests compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 \
-    "$BUILD/test/solvebench_gpu_tests" --gtest_filter='Cuda*:Cusolver*:DeviceGenerate*:IterativeRefinement*-CudaOwners.TooLarge*'
+    "$BUILD/test/solvebench_gpu_tests" --gtest_filter='Cuda*:Cusolver*:DeviceGenerate*:IterativeRefinement*:Conditioned*-CudaOwners.TooLarge*'
   step 150 memcheck-sweep compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 \
-    "$BIN" --sizes=64,200 --batch_n=4,33 --batch_count=7,64 --mixed_kinds=diagdom,uniform \
+    "$BIN" --sizes=64,200 --batch_n=4,33 --batch_count=7,64 --mixed_kinds=diagdom,uniform --cond=1e4 \
     --benchmark_filter='^GPU' --benchmark_min_time=0.001s
-  step 100 racecheck compute-sanitizer --tool racecheck --error-exitcode 9 \
-    "$BUILD/test/solvebench_gpu_tests" --gtest_filter='DeviceGenerate*:Cusolver/*.DeviceResidual*:Cusolver/*.Gemm*:CusolverBatched/*'
-  step 100 initcheck compute-sanitizer --tool initcheck --error-exitcode 9 \
-    "$BUILD/test/solvebench_gpu_tests" --gtest_filter='DeviceGenerate*:Cusolver/*.DeviceResidual*:CusolverBatched/*'
 }
 
 for mode in "$@"; do
   case "$mode" in
     build)
-      nvidia-smi --query-gpu=name,driver_version,memory.total,memory.used,clocks.sm,clocks.max.sm --format=csv >>"$LOG" 2>&1
-      step 300 configure cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSOLVE_BENCH_CUDA=ON \
-        -DCMAKE_CUDA_ARCHITECTURES=90 -DSOLVE_BENCH_WERROR=${WERROR:-OFF}
-      step 400 build cmake --build "$BUILD" -j 16 || { tail -60 "$LOG"; exit 1; }
+      nvidia-smi --query-gpu=index,name,driver_version,memory.total,memory.used,clocks.sm,clocks.max.sm,pcie.link.gen.max,pcie.link.width.max --format=csv >>"$LOG" 2>&1
+      nvidia-smi topo -m >>"$LOG" 2>&1
+      lscpu | grep -E "Model name|^CPU\(s\)|Thread|Socket|NUMA node\(s\)" >>"$LOG" 2>&1
+      step 120 configure cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSOLVE_BENCH_CUDA=ON \
+        -DSOLVE_BENCH_MPI=OFF -DSOLVE_BENCH_WERROR=${WERROR:-ON}
+      step 400 build cmake --build "$BUILD" -j "$(nproc)" || { tail -60 "$LOG"; exit 1; }
       say "compiler warnings: $(grep -c 'warning:' "$LOG")"
+      step 30 architectures sh -c "cuobjdump --list-elf $BIN | sed 's/.*\.\(sm_[0-9a-z]*\)\..*/\1/' | sort | uniq -c; cuobjdump --list-ptx $BIN | sed 's/.*\.\(sm_[0-9a-z]*\)\..*/ptx \1/' | sort | uniq -c"
       ;;
     gputests)
-      step 240 ctest-gpu ctest --test-dir "$BUILD" --output-on-failure -L gpu
+      step 300 ctest-gpu ctest --test-dir "$BUILD" --output-on-failure -L gpu --timeout 280
       ;;
-    check)
-      step 240 ctest ctest --test-dir "$BUILD" --output-on-failure -j 4
-      sanitize
+    ab)
+      PYTHON=python3 BENCH_ROUNDS=3 CMAKE_ARGS="-DCMAKE_CUDA_ARCHITECTURES=90 -DSOLVE_BENCH_MPI=OFF" \
+        step 400 ab .ci/bench-pr .carry/old . "$WORK/ab" --precisions=d --sizes=4096,16384 \
+        --benchmark_repetitions=3 --benchmark_min_time=0.1s \
+        --benchmark_filter='^GPU[^/]*/d(gesv|posv|getrf|getrs|potrf|potrs|gemm)/n:[0-9]+(/nrhs:1)?/manual_time$'
+      rm -rf "$WORK/ab"/build-*
       ;;
-    sanitize)
-      sanitize
-      ;;
+    sanitize) sanitize ;;
     sweep)
-      step 590 sweep "$BIN" --benchmark_out="$OUT/h200_default.json" --benchmark_out_format=json
+      bench 400 sweep sweep.json
       ;;
     table)
-      # CPU (16 cores) against GPU at the sizes of the README table, fp64 LU and Cholesky.
-      step 300 table "$BIN" --sizes=1024,4096,10000,16384 --precisions=d \
-        --benchmark_filter='^(CPU|GPU)/d(gesv|posv)/n:[0-9]+/nrhs:1/manual_time' \
-        --benchmark_out="$OUT/h200_table.json"
+      bench 300 table table.json --sizes=1024,4096,10000,16384 --precisions=d,s \
+        --benchmark_filter='^(CPU|CPU-driver|GPU|GPU-pinned|GPU-pageable)/[ds](gesv|posv|getrf|getrs|potrf|potrs|gemm)/n:[0-9]+(/nrhs:1)?/manual_time$'
       ;;
-    compare)
-      # One run, back to back: solve_bench's GPU rows, the bare loop, torch.
-      step 300 compare-solve_bench "$BIN" --sizes=10000,16384 --precisions=d --benchmark_repetitions=5 \
-        --benchmark_filter='^GPU/d(gesv|posv)/n:[0-9]+/nrhs:1/manual_time' --benchmark_out="$OUT/h200_vs_bare.json"
-      step 200 compare-bare-gesv "$BUILD/tools/reference/bare_cusolver" gesv generic64 10000,16384 10
-      step 200 compare-bare-posv "$BUILD/tools/reference/bare_cusolver" posv generic64 10000,16384 10
-      step 200 compare-bare-legacy "$BUILD/tools/reference/bare_cusolver" gesv legacy32 10000,16384 10
-      step 300 compare-solve_bench-legacy "$BIN" --cusolver_api=legacy32 --sizes=10000,16384 --precisions=d \
-        --benchmark_repetitions=5 --benchmark_filter='^GPU/d(gesv|posv)/n:[0-9]+/nrhs:1/manual_time' \
-        --benchmark_out="$OUT/h200_legacy.json"
-      step 300 compare-torch python3 tools/reference/torch_solve.py --sizes 10000,16384
+    numpy)
+      for n in 4096 10000; do
+        step 120 "numpy-$n" python3 tools/vs_numpy.py "$BIN" --n "$n" --repetitions 5 --out "$WORK/vs_numpy-$n.json"
+      done
+      ;;
+    cond)
+      bench 420 cond cond.json --precisions=d --sizes=4096,16384,32768 --cond=1e1,1e2,1e4,1e6,1e8,1e10,1e12 \
+        --mixed_kinds=diagdom --benchmark_filter='/(cond|kind):'
+      ;;
+    mgpu)
+      bench 300 mgpu mgpu.json --precisions=d --sizes=65536 --mgpu_sizes=16384,32768,65536 --mgpu_gpus=1,2 \
+        --mgpu_tiles=256,512 --benchmark_filter='^(MGPU/dgesv|GPU/dgesv/n:65536/nrhs:1/manual)'
+      ;;
+    mgpu-big)
+      bench 300 mgpu-big mgpu-big.json --precisions=d --mgpu_sizes=140000 --mgpu_gpus=2 --mgpu_tiles=512 \
+        --benchmark_filter='^MGPU/dgesv'
       ;;
     *) echo "unknown mode $mode" >&2; exit 2 ;;
   esac

@@ -68,3 +68,37 @@ def write_jsonl(path, all_runs, context=None):
         for run in all_runs:
             f.write(json.dumps({"benchmarks": [run]}) + "\n")
     return path
+
+
+def cond_row(backend, op, n, cond, median_ms, fwd_err, refine=None, niters=None, outer_iters=None,
+             fell_back=None, resid=0.01, reps=5, **kw):
+    """A row of the condition-number map: <backend>/<op>/n:N/nrhs:1/cond:C[/refine:R], with
+    resid, fwd_err (and, for mixed precision, niters, outer_iters, fell_back) counters."""
+    name = "%s/%s/n:%d/nrhs:1/cond:%s%s/manual_time" % (backend, op, n, cond, "/refine:" + refine if refine else "")
+    counters = {"GFLOP/s": lambda t: 2.0 / 3.0 * n ** 3 / (t * 1e-3) / 1e9, "resid": resid,
+                "fwd_err": fwd_err, "n": float(n), "nrhs": 1.0}
+    for key, value in (("niters", niters), ("outer_iters", outer_iters), ("fell_back", fell_back)):
+        if value is not None:
+            counters[key] = float(value)
+    return runs(name, spread(median_ms, reps), counters, **kw)
+
+
+def finding(rule, severity, rows, message="synthetic finding"):
+    return {"rule": rule, "severity": severity, "rows": list(rows), "message": message}
+
+
+def write_audit(results_path, findings=(), clean=None, rules=("driver_vs_halves", "ceilings", "noise"),
+                rows_checked=10):
+    """The audit sidecar solve_bench writes beside results_path (X.json, X.rows.jsonl -> X.audit.json)."""
+    for suffix in (".rows.jsonl", ".jsonl", ".json"):
+        if results_path.endswith(suffix):
+            path = results_path[:-len(suffix)] + ".audit.json"
+            break
+    else:
+        path = results_path + ".audit.json"
+    findings = list(findings)
+    doc = {"audit": {"clean": not findings if clean is None else clean, "rules_checked": list(rules),
+                     "rows_checked": rows_checked, "findings": findings}}
+    with open(path, "w") as f:
+        json.dump(doc, f, indent=1)
+    return path

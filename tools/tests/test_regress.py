@@ -238,5 +238,90 @@ class RegressTest(unittest.TestCase):
         self.assertIn(".rows.jsonl", p.stderr)  # points at the log a killed run leaves
 
 
+    # -- the audit -------------------------------------------------------------------------
+
+    def regress_audited(self, base_findings, new_findings, *options, base_audit=True, new_audit=True):
+        """Equal timings on both sides; only the audits (X.audit.json beside each) differ."""
+        base = self.write("base.json", gesv(10.0) + gemm(5.0))
+        new = self.write("new.json", gesv(10.0) + gemm(5.0))
+        if base_audit:
+            synth.write_audit(base, base_findings)
+        if new_audit:
+            synth.write_audit(new, new_findings)
+        p = subprocess.run([sys.executable, REGRESS, base, new] + list(options),
+                           capture_output=True, text=True, timeout=120)
+        return p.returncode, p.stdout + p.stderr
+
+    BUG = synth.finding("gemm_ceiling", "timing-bug", ["CPU/dgesv/n:256/nrhs:1"],
+                        "CPU/dgesv at n=256 is faster than CPU/dgemm")
+
+    def test_audit_findings_of_both_runs_are_printed(self):
+        md = os.path.join(self.dir, "summary.md")
+        rc, out = self.regress_audited(
+            [synth.finding("driver_vs_halves", "warning", ["CPU-driver/dgesv/n:256/nrhs:1"], "driver 8x slower")],
+            [synth.finding("blas_threads", "note", [], "OPENBLAS_NUM_THREADS=1 is set")], "--markdown", md)
+        self.assertEqual(rc, 0, out)  # a warning and a note only inform
+        self.assertIn("audit of the baseline (base.audit.json): 1 finding(s); 3 rules over 10 rows", out)
+        self.assertIn("  warning driver_vs_halves: driver 8x slower; rows: CPU-driver/dgesv/n:256/nrhs:1", out)
+        self.assertIn("audit of the contender (new.audit.json): 1 finding(s)", out)
+        self.assertIn("  NEW note blas_threads: OPENBLAS_NUM_THREADS=1 is set; the whole run", out)
+        with open(md) as f:
+            text = f.read()
+        audit = text.split("### Audit")[1].split("<details>")[0]
+        self.assertIn("**warning** `driver_vs_halves`: `CPU-driver/dgesv/n:256/nrhs:1`. driver 8x slower", audit)
+        self.assertIn("NEW **note** `blas_threads`: the whole run. OPENBLAS_NUM_THREADS=1 is set", audit)
+        self.assertIn("regression gate: passed", text)
+
+    def test_clean_and_absent_audits_are_said(self):
+        rc, out = self.regress_audited([], [], new_audit=False)
+        self.assertEqual(rc, 0, out)
+        self.assertIn("audit of the baseline (base.audit.json): clean; 3 rules over 10 rows", out)
+        self.assertIn("audit of the contender: none (no new.audit.json)", out)
+
+    def test_new_timing_bug_fails_the_gate(self):
+        md = os.path.join(self.dir, "summary.md")
+        rc, out = self.regress_audited([], [self.BUG], "--markdown", md)
+        self.assertEqual(rc, 1, out)
+        self.assertIn("NEW timing-bug gemm_ceiling: CPU/dgesv at n=256 is faster than CPU/dgemm; "
+                      "rows: CPU/dgesv/n:256/nrhs:1 (fails the gate)", out)
+        self.assertIn("regress: FAILED: 1 new timing-bug finding(s) in the contender's audit", out)
+        for line in out.splitlines()[1:3]:  # the rows themselves are fine
+            self.assertTrue(line.startswith("same"), out)
+        with open(md) as f:
+            text = f.read()
+        self.assertIn("## solve_bench regression gate: FAILED", text)
+        self.assertIn("**fails the gate**", text)
+        # with no baseline audit (a base from before the audit) the timing bug is new too
+        rc, out = self.regress_audited([], [self.BUG], base_audit=False)
+        self.assertEqual(rc, 1, out)
+
+    def test_timing_bug_the_baseline_had_does_not_fail(self):
+        old = dict(self.BUG, message="CPU/dgesv at n=256 is 1.2x faster than CPU/dgemm")  # numbers move
+        rc, out = self.regress_audited([old], [self.BUG])
+        self.assertEqual(rc, 0, out)
+        self.assertIn("  timing-bug gemm_ceiling: CPU/dgesv at n=256 is faster", out)
+        self.assertNotIn("NEW timing-bug", out)
+
+    def test_new_note_or_warning_does_not_fail(self):
+        for severity in ("note", "warning"):
+            rc, out = self.regress_audited([], [dict(self.BUG, severity=severity)])
+            self.assertEqual(rc, 0, out)
+            self.assertIn("NEW %s gemm_ceiling" % severity, out)
+            self.assertIn("regress: passed", out)
+
+    def test_filter_leaves_out_findings_about_other_rows(self):
+        gpu_bug = synth.finding("transfer_vs_resident", "timing-bug", ["GPU-pinned/dgesv/n:256/nrhs:1"], "x")
+        rc, out = self.regress_audited([], [gpu_bug], "--filter", "^CPU/")
+        self.assertEqual(rc, 0, out)
+        self.assertNotIn("transfer_vs_resident", out)
+        rc, out = self.regress_audited([], [gpu_bug])
+        self.assertEqual(rc, 1, out)
+
+    def test_malformed_audit_exits_2(self):
+        rc, out = self.regress_audited([], [synth.finding("r", "timing_bug", [])])
+        self.assertEqual(rc, 2, out)
+        self.assertIn("new.audit.json: malformed audit", out)
+
+
 if __name__ == "__main__":
     unittest.main()

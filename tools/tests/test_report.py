@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""tools/report on synthetic CPU and GPU results: crossover, table, and the figures' files."""
+"""tools/report on synthetic CPU and GPU results: crossover, table, the figures' files, the audit's marks,
+CPU-driver rows."""
 import importlib.machinery
 import importlib.util
 import os
@@ -78,7 +79,9 @@ def synthetic_runs():
     return runs
 
 
-class ReportRunTest(unittest.TestCase):
+class ReportCase(unittest.TestCase):
+    """tools/report run in a fresh folder, and its outputs read back."""
+
     def setUp(self):
         self._tmp = tempfile.TemporaryDirectory()
         self.dir = self._tmp.name
@@ -102,6 +105,8 @@ class ReportRunTest(unittest.TestCase):
         root = ElementTree.parse(os.path.join(self.out, name)).getroot()
         return " ".join(t.strip() for t in root.itertext() if t.strip())
 
+
+class ReportRunTest(ReportCase):
     def test_cpu_and_gpu(self):
         self.run_report(synth.write_json(os.path.join(self.dir, "run.json"), synthetic_runs()))
         for stem in ("gflops", "time", "speedup"):
@@ -169,6 +174,91 @@ class ReportRunTest(unittest.TestCase):
         gpu = synth.write_json(os.path.join(self.dir, "gpu.json"), [r for r in runs if not r["name"].startswith("CPU/")])
         self.run_report(cpu, gpu)
         self.assertIn("| 1000 | 400 | 200 | 2.00× |", self.read("table.md"))
+
+
+class AuditReportTest(ReportCase):
+    """The audit beside the results (run.audit.json) in table.md and speedup.svg."""
+
+    FLAGGED = synth.finding("noise", "warning", ["CPU/dgesv/n:1000/nrhs:1"], "cv 12% over 10 repetitions.")
+    RUN_WIDE = synth.finding("blas_threads", "warning", [], "OpenBLAS runs 1 thread of 2.")
+
+    def run_audited(self, findings, **kw):
+        results = synth.write_json(os.path.join(self.dir, "run.json"), synthetic_runs())
+        synth.write_audit(results, findings, **kw)
+        return self.run_report(results)
+
+    def test_flagged_cpu_row_is_marked_wherever_it_is_used(self):
+        self.run_audited([self.FLAGGED, self.RUN_WIDE])
+        table = self.read("table.md")
+        audit = table.split("## Audit")[1].split("\n## ")[0]
+        self.assertIn("`run.audit.json`: not clean; 3 rules (driver_vs_halves, ceilings, noise) over 10 rows.", audit)
+        self.assertIn("- †1 **warning** `noise` (`CPU/dgesv/n:1000/nrhs:1`): cv 12% over 10 repetitions.", audit)
+        self.assertIn("- **warning** `blas_threads` (the whole run): OpenBLAS runs 1 thread of 2.", audit)
+        self.assertLess(table.index("## Audit"), table.index("## dgesv"))
+        gesv = table.split("## dgesv (nrhs:1)")[1].split("##")[0]
+        # the CPU time and every speedup held against it carry the mark; the GPU times do not
+        self.assertIn("| 1000 | 400 †1 | 200 | 2.00× †1 | 500 | 0.800× †1 | – | – | 0.002 |", gesv)
+        self.assertIn("| 100 | 10.0 | 20.0 | 0.500× | 40.0 | 0.250× | error | – | 0.03 |", gesv)
+        speedup = self.svg_text("speedup.svg")
+        self.assertEqual(speedup.count("†1"), 2)  # GPU and GPU-pinned at n = 1000
+        self.assertIn("hollow, †N: audit finding N (table.md)", speedup)
+        self.assertIn("audit, whole run: blas_threads (table.md)", speedup)
+        with open(os.path.join(self.out, "speedup.png"), "rb") as f:
+            self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+
+    def test_flagged_backend_row_marks_only_its_own_numbers(self):
+        self.run_audited([synth.finding("gemm_ceiling", "timing-bug", ["GPU/dgesv/n:100/nrhs:1"], "faster than GEMM.")])
+        gesv = self.read("table.md").split("## dgesv (nrhs:1)")[1].split("##")[0]
+        self.assertIn("| 100 | 10.0 | 20.0 †1 | 0.500× †1 | 40.0 | 0.250× | error | – | 0.03 |", gesv)
+        self.assertIn("| 1000 | 400 | 200 | 2.00× |", gesv)
+
+    def test_clean_audit(self):
+        self.run_audited([])
+        table = self.read("table.md")
+        self.assertIn("`run.audit.json`: clean;", table)
+        self.assertIn("Clean: no findings.", table)
+        self.assertNotIn("†", table)
+        self.assertNotIn("audit finding", self.svg_text("speedup.svg"))
+
+    def test_no_audit_is_said(self):
+        self.run_report(synth.write_json(os.path.join(self.dir, "run.json"), synthetic_runs()))
+        self.assertIn("No audit beside the inputs", self.read("table.md"))
+
+    def test_malformed_audit_is_an_input_error(self):
+        results = synth.write_json(os.path.join(self.dir, "run.json"), synthetic_runs())
+        with open(os.path.join(self.dir, "run.audit.json"), "w") as f:
+            f.write('{"audit": {"clean": true}}')
+        p = subprocess.run([sys.executable, REPORT, "--out", self.out, results], capture_output=True, text=True,
+                           timeout=300)
+        self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+        self.assertIn("run.audit.json: malformed audit", p.stderr)
+
+
+class CpuDriverTest(ReportCase):
+    """CPU-driver (LAPACKE_?gesv in one call) is a backend of its own; CPU stays the reference."""
+
+    def test_cpu_is_the_reference_and_the_driver_its_own_line(self):
+        runs = []
+        for n, cpu, driver, gpu in ((1024, 8.4, 19.6, 2.5), (4096, 115.0, 936.0, 14.7)):
+            runs += synth.solve_row("CPU", "dgesv", n, cpu)
+            runs += synth.solve_row("CPU-driver", "dgesv", n, driver)
+            runs += synth.solve_row("GPU", "dgesv", n, gpu)
+        self.run_report(synth.write_json(os.path.join(self.dir, "run.json"), runs))
+        table = self.read("table.md")
+        self.assertIn("| n | CPU ms | CPU-driver ms | CPU-driver speedup | GPU ms | GPU speedup | resid |", table)
+        # GPU against CPU (115 / 14.7 = 7.82), not against the driver (936 / 14.7 = 63.7)
+        self.assertIn("| 4096 | 115 | 936 | 0.123× | 14.7 | 7.82× | 0.01 |", table)
+        self.assertIn("CPU-driver is the one-call LAPACKE driver", table)
+        speedup = self.svg_text("speedup.svg")
+        self.assertIn("CPU-driver: slower up to n = 4096", speedup)
+        self.assertIn("GPU: n ≤ 1024", speedup)
+        color = report.BACKEND_COLORS["CPU-driver"]
+        others = [c for b, c in report.BACKEND_COLORS.items() if b != "CPU-driver"] + report.EXTRA_COLORS
+        self.assertNotIn(color, others)
+        import matplotlib.colors
+        with open(os.path.join(self.out, "speedup.svg"), encoding="utf-8") as f:
+            self.assertIn("stroke: %s" % matplotlib.colors.to_hex(color), f.read())
+        self.assertLess(report.backend_order("CPU-driver"), report.backend_order("GPU"))
 
 
 if __name__ == "__main__":

@@ -12,15 +12,13 @@
 #include <vector>
 
 #include "solvebench/cuda_owners.hpp"
+#include "solvebench/solver_choices.hpp"
 
 namespace solvebench::cuda {
 
-// The 64-bit generic API (cusolverDnX*: int64 sizes, pivots and byte counts) is the default;
-// the legacy 32-bit API (cusolverDn?getrf: int n, lda, lwork and pivots, so n < 2^31 and a
-// workspace under 2^31 elements; n * n may pass 2^31) is there to compare against.
-enum class cusolver_api { generic64, legacy32 };
-const char* to_string(cusolver_api api) noexcept;
-cusolver_api parse_cusolver_api(const std::string& text);
+using solvebench::cusolver_api;
+using solvebench::parse_cusolver_api;
+using solvebench::to_string;
 
 // One stream, with a cuSOLVER handle, a cuBLAS handle and generic-API params bound to it.
 class context {
@@ -54,8 +52,6 @@ class lu_solver {
   void factor(T* a);                 // A = P L U in place (leading dimension n)
   void solve(const T* lu, T* b);     // B := A^-1 B from the factors
   void check_info() const;           // singular_matrix(k) / invalid_argument from devInfo
-  // Bytes this solver holds on the device beside A and B (workspace, pivots, info).
-  std::size_t device_bytes() const noexcept;
 
  private:
   const context& ctx_;
@@ -79,7 +75,6 @@ class cholesky_solver {
   void factor(T* a);
   void solve(const T* l, T* b);
   void check_info() const;  // not_positive_definite(k) / invalid_argument
-  std::size_t device_bytes() const noexcept;
 
  private:
   const context& ctx_;

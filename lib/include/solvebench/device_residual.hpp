@@ -28,7 +28,9 @@ double gemm_scaled_residual(const T* a, const T* b, const T* c, std::int64_t n, 
 template <class T>
 void accumulate_ax(const T* a_cols, std::int64_t lda, std::int64_t n, std::int64_t first_col, std::int64_t cols,
                    const double* x, double* ax, double* abs_rows, cudaStream_t stream);
-// The same with A's entries regenerated from (kind, seed) instead of read from memory.
+// The same with A's entries regenerated from (kind, seed) instead of read from memory, each
+// rounded to T first: the entries of the matrix that was actually stored and solved.
+template <class T>
 void accumulate_ax_generated(matrix_kind kind, std::uint64_t seed, std::int64_t n, std::int64_t first_col,
                              std::int64_t cols, const double* x, double* ax, double* abs_rows, cudaStream_t stream);
 

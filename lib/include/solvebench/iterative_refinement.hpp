@@ -1,10 +1,12 @@
-// Mixed precision on the GPU: cuSOLVER's expert iterative-refinement solver (cusolverDnIRSXgesv).
+// Mixed precision on the GPU: cuSOLVER's iterative-refinement solvers, through either of its two
+// interfaces: the expert cusolverDnIRSXgesv (default) or the LAPACK-like cusolverDn<t1><t2>gesv.
 //
 // A and b are fp64 in and x is fp64 out; A is factored in a lower precision (fp32, tf32,
 // fp16, bf16) and x refined to fp64 accuracy. Every choice that matters is explicit: the
 // factorization precision, the refinement solver (classical or GMRES-based), tolerance,
 // iteration cap and whether to fall back to an fp64 factorization when refinement fails;
-// the iteration count and whether it fell back come back with each solve.
+// the iteration count and whether it fell back come back with each solve. The simple API
+// takes none of those settings (cuSOLVER applies its own), so only their defaults are accepted.
 #pragma once
 
 #include <cstdint>
@@ -14,31 +16,37 @@
 
 namespace solvebench::cuda {
 
-enum class factor_precision { fp64, fp32, tf32, fp16, bf16 };
-enum class refinement { classical, gmres, classical_gmres, gmres_gmres };
-
-// LAPACK-style names: d + factor letter + gesv, e.g. dhgesv = fp64 data, fp16 factorization.
-const char* op_name(factor_precision p) noexcept;  // "ddgesv", "dsgesv", "dxgesv", "dhgesv", "dbgesv"
-const char* to_string(refinement r) noexcept;      // "classical", "gmres", ...
-refinement parse_refinement(const std::string& text);
+using solvebench::factor_precision;
+using solvebench::irs_api;
+using solvebench::op_name;
+using solvebench::parse_irs_api;
+using solvebench::parse_refinement;
+using solvebench::refinement;
 
 struct irs_options {
   factor_precision lowest = factor_precision::fp32;
   refinement solver = refinement::classical;
-  int max_iters = 50;        // cuSOLVER's default
-  double tolerance = 0.0;    // 0: cuSOLVER's default
+  int max_iters = 50;        // cuSOLVER's default; counts inner and outer iterations together
+  // > 0: passed to cusolverDnIRSParamsSetTol, replacing cuSOLVER's default stopping test
+  // (documented as ||r||_inf < sqrt(n) ||x||_inf ||A||_inf eps: fp64 backward error). The docs
+  // do not say how the value enters the test; the GPU tests pin its effect: a looser one stops
+  // sooner (and may then fail the HPL residual check), an unreachable one never converges.
+  double tolerance = 0.0;
   bool fallback = true;      // to an fp64 factorization when refinement does not converge
+  irs_api api = irs_api::expert;  // simple: solver, max_iters, tolerance, fallback at defaults
 };
 
 struct irs_result {
   int niters = 0;        // cuSOLVER's count; < 0: refinement did not converge (see cuSOLVER docs)
   int outer_niters = 0;  // outer iterations of two-level solvers (== niters for one-level)
   bool fell_back = false;  // refinement failed and the answer came from an fp64 factorization
+  double tolerance = 0.0;  // the tolerance cuSOLVER was given; 0: its default (see irs_options)
 };
 
 class irs_solver {
  public:
-  // Workspace bytes for these options, queried without allocating.
+  // Workspace bytes for these options, queried without allocating. Throws invalid_argument
+  // for options the chosen API cannot apply, or a negative or NaN tolerance.
   static std::size_t query(const context& ctx, std::int64_t n, std::int64_t nrhs, const irs_options& opt);
   irs_solver(const context& ctx, std::int64_t n, std::int64_t nrhs, const irs_options& opt);
 
@@ -63,6 +71,7 @@ class irs_solver {
   int niters_ = 0;
   device_buffer<std::byte> work_;
   device_buffer<int> info_;
+  device_buffer<int> ipiv_;  // the simple API's pivots
 };
 
 }  // namespace solvebench::cuda

@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "solvebench/errors.hpp"
+#include "solvebench/precision.hpp"
 
 static_assert(std::is_same_v<lapack_int, solvebench::lapack::index_t>,
               "solve_bench expects the LP64 LAPACKE (32-bit lapack_int)");
@@ -26,6 +27,42 @@ namespace {
   LAPACKE_set_nancheck(0);
   return true;
 }();
+
+constexpr int col = LAPACK_COL_MAJOR;
+
+// Precision dispatch: one line per routine and precision, one template body per routine below.
+lapack_int xgesv(lapack_int n, lapack_int k, double* a, lapack_int* p, double* b) {
+  return LAPACKE_dgesv(col, n, k, a, n, p, b, n);
+}
+lapack_int xgesv(lapack_int n, lapack_int k, float* a, lapack_int* p, float* b) {
+  return LAPACKE_sgesv(col, n, k, a, n, p, b, n);
+}
+lapack_int xgetrf(lapack_int n, double* a, lapack_int* p) { return LAPACKE_dgetrf(col, n, n, a, n, p); }
+lapack_int xgetrf(lapack_int n, float* a, lapack_int* p) { return LAPACKE_sgetrf(col, n, n, a, n, p); }
+lapack_int xgetrs(lapack_int n, lapack_int k, const double* a, const lapack_int* p, double* b) {
+  return LAPACKE_dgetrs(col, 'N', n, k, a, n, p, b, n);
+}
+lapack_int xgetrs(lapack_int n, lapack_int k, const float* a, const lapack_int* p, float* b) {
+  return LAPACKE_sgetrs(col, 'N', n, k, a, n, p, b, n);
+}
+lapack_int xposv(lapack_int n, lapack_int k, double* a, double* b) { return LAPACKE_dposv(col, 'L', n, k, a, n, b, n); }
+lapack_int xposv(lapack_int n, lapack_int k, float* a, float* b) { return LAPACKE_sposv(col, 'L', n, k, a, n, b, n); }
+lapack_int xpotrf(lapack_int n, double* a) { return LAPACKE_dpotrf(col, 'L', n, a, n); }
+lapack_int xpotrf(lapack_int n, float* a) { return LAPACKE_spotrf(col, 'L', n, a, n); }
+lapack_int xpotrs(lapack_int n, lapack_int k, const double* a, double* b) {
+  return LAPACKE_dpotrs(col, 'L', n, k, a, n, b, n);
+}
+lapack_int xpotrs(lapack_int n, lapack_int k, const float* a, float* b) {
+  return LAPACKE_spotrs(col, 'L', n, k, a, n, b, n);
+}
+void xgemm(int m, int n, int k, const double* a, const double* b, double* c) {
+  const double one = 1, zero = 0;
+  dgemm_("N", "N", &m, &n, &k, &one, a, &m, b, &k, &zero, c, &m);
+}
+void xgemm(int m, int n, int k, const float* a, const float* b, float* c) {
+  const float one = 1, zero = 0;
+  sgemm_("N", "N", &m, &n, &k, &one, a, &m, b, &k, &zero, c, &m);
+}
 
 index_t to_index(const std::string& what, std::int64_t v) {
   return static_cast<index_t>(checked_size(what, v, max_n));
@@ -55,7 +92,7 @@ void check_pivots(const char* routine, index_t n, std::size_t have) {
 
 template <class T>
 std::string name(const char* op) {
-  return std::string(std::is_same_v<T, double> ? "LAPACKE_d" : "LAPACKE_s") + op;
+  return routine_name<T>("LAPACKE_", op);
 }
 
 }  // namespace
@@ -64,69 +101,39 @@ template <class T>
 void gesv(host_matrix<T>& a, std::vector<index_t>& ipiv, host_matrix<T>& b) {
   const index_t n = square_order("gesv", a), nrhs = rhs_count("gesv", n, b);
   check_pivots("gesv", n, ipiv.size());
-  lapack_int info;
-  if constexpr (std::is_same_v<T, double>)
-    info = LAPACKE_dgesv(LAPACK_COL_MAJOR, n, nrhs, a.data(), n, ipiv.data(), b.data(), n);
-  else
-    info = LAPACKE_sgesv(LAPACK_COL_MAJOR, n, nrhs, a.data(), n, ipiv.data(), b.data(), n);
-  throw_on_info(name<T>("gesv"), info, factorization::lu);
+  throw_on_info(name<T>("gesv"), xgesv(n, nrhs, a.data(), ipiv.data(), b.data()), factorization::lu);
 }
 
 template <class T>
 void getrf(host_matrix<T>& a, std::vector<index_t>& ipiv) {
   const index_t n = square_order("getrf", a);
   check_pivots("getrf", n, ipiv.size());
-  lapack_int info;
-  if constexpr (std::is_same_v<T, double>)
-    info = LAPACKE_dgetrf(LAPACK_COL_MAJOR, n, n, a.data(), n, ipiv.data());
-  else
-    info = LAPACKE_sgetrf(LAPACK_COL_MAJOR, n, n, a.data(), n, ipiv.data());
-  throw_on_info(name<T>("getrf"), info, factorization::lu);
+  throw_on_info(name<T>("getrf"), xgetrf(n, a.data(), ipiv.data()), factorization::lu);
 }
 
 template <class T>
 void getrs(const host_matrix<T>& lu, const std::vector<index_t>& ipiv, host_matrix<T>& b) {
   const index_t n = square_order("getrs", lu), nrhs = rhs_count("getrs", n, b);
   check_pivots("getrs", n, ipiv.size());
-  lapack_int info;
-  if constexpr (std::is_same_v<T, double>)
-    info = LAPACKE_dgetrs(LAPACK_COL_MAJOR, 'N', n, nrhs, lu.data(), n, ipiv.data(), b.data(), n);
-  else
-    info = LAPACKE_sgetrs(LAPACK_COL_MAJOR, 'N', n, nrhs, lu.data(), n, ipiv.data(), b.data(), n);
-  throw_on_info(name<T>("getrs"), info, factorization::lu);
+  throw_on_info(name<T>("getrs"), xgetrs(n, nrhs, lu.data(), ipiv.data(), b.data()), factorization::lu);
 }
 
 template <class T>
 void posv(host_matrix<T>& a, host_matrix<T>& b) {
   const index_t n = square_order("posv", a), nrhs = rhs_count("posv", n, b);
-  lapack_int info;
-  if constexpr (std::is_same_v<T, double>)
-    info = LAPACKE_dposv(LAPACK_COL_MAJOR, 'L', n, nrhs, a.data(), n, b.data(), n);
-  else
-    info = LAPACKE_sposv(LAPACK_COL_MAJOR, 'L', n, nrhs, a.data(), n, b.data(), n);
-  throw_on_info(name<T>("posv"), info, factorization::cholesky);
+  throw_on_info(name<T>("posv"), xposv(n, nrhs, a.data(), b.data()), factorization::cholesky);
 }
 
 template <class T>
 void potrf(host_matrix<T>& a) {
   const index_t n = square_order("potrf", a);
-  lapack_int info;
-  if constexpr (std::is_same_v<T, double>)
-    info = LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', n, a.data(), n);
-  else
-    info = LAPACKE_spotrf(LAPACK_COL_MAJOR, 'L', n, a.data(), n);
-  throw_on_info(name<T>("potrf"), info, factorization::cholesky);
+  throw_on_info(name<T>("potrf"), xpotrf(n, a.data()), factorization::cholesky);
 }
 
 template <class T>
 void potrs(const host_matrix<T>& l, host_matrix<T>& b) {
   const index_t n = square_order("potrs", l), nrhs = rhs_count("potrs", n, b);
-  lapack_int info;
-  if constexpr (std::is_same_v<T, double>)
-    info = LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', n, nrhs, l.data(), n, b.data(), n);
-  else
-    info = LAPACKE_spotrs(LAPACK_COL_MAJOR, 'L', n, nrhs, l.data(), n, b.data(), n);
-  throw_on_info(name<T>("potrs"), info, factorization::cholesky);
+  throw_on_info(name<T>("potrs"), xpotrs(n, nrhs, l.data(), b.data()), factorization::cholesky);
 }
 
 template <class T>
@@ -135,11 +142,7 @@ void gemm(const host_matrix<T>& a, const host_matrix<T>& b, host_matrix<T>& c) {
     throw invalid_argument("gemm: shape mismatch");
   const index_t m = to_index("gemm: m", a.rows()), n = to_index("gemm: n", b.cols()),
                 k = to_index("gemm: k", a.cols());
-  const T one = 1, zero = 0;
-  if constexpr (std::is_same_v<T, double>)
-    dgemm_("N", "N", &m, &n, &k, &one, a.data(), &m, b.data(), &k, &zero, c.data(), &m);
-  else
-    sgemm_("N", "N", &m, &n, &k, &one, a.data(), &m, b.data(), &k, &zero, c.data(), &m);
+  xgemm(m, n, k, a.data(), b.data(), c.data());
 }
 
 dsgesv_solver::dsgesv_solver(std::int64_t n, std::int64_t nrhs)

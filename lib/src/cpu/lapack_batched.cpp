@@ -3,8 +3,6 @@
 
 #include <lapacke.h>
 
-#include <type_traits>
-
 #include "solvebench/errors.hpp"
 
 namespace solvebench::lapack {
@@ -22,6 +20,12 @@ void batch_workspace::check_info(const char* routine, factorization kind) const 
 
 namespace {
 
+constexpr int col = LAPACK_COL_MAJOR;
+lapack_int xgesv(lapack_int n, double* a, lapack_int* p, double* b) { return LAPACKE_dgesv(col, n, 1, a, n, p, b, n); }
+lapack_int xgesv(lapack_int n, float* a, lapack_int* p, float* b) { return LAPACKE_sgesv(col, n, 1, a, n, p, b, n); }
+lapack_int xposv(lapack_int n, double* a, double* b) { return LAPACKE_dposv(col, 'L', n, 1, a, n, b, n); }
+lapack_int xposv(lapack_int n, float* a, float* b) { return LAPACKE_sposv(col, 'L', n, 1, a, n, b, n); }
+
 // The parallel loop both solvers share: `solve(s, n, A_s, b_s)` returns system s's info.
 template <class T, class Solve>
 void for_each_system(T* a, T* b, batch_workspace& ws, Solve solve) {
@@ -35,18 +39,13 @@ void for_each_system(T* a, T* b, batch_workspace& ws, Solve solve) {
 
 template <class T>
 void gesv_batched(T* a, T* b, batch_workspace& ws) {
-  for_each_system(a, b, ws, [&ws](std::int64_t s, index_t n, T* as, T* bs) {
-    if constexpr (std::is_same_v<T, double>) return LAPACKE_dgesv(LAPACK_COL_MAJOR, n, 1, as, n, ws.ipiv(s), bs, n);
-    else return LAPACKE_sgesv(LAPACK_COL_MAJOR, n, 1, as, n, ws.ipiv(s), bs, n);
-  });
+  for_each_system(a, b, ws,
+                  [&ws](std::int64_t s, index_t n, T* as, T* bs) { return xgesv(n, as, ws.ipiv(s), bs); });
 }
 
 template <class T>
 void posv_batched(T* a, T* b, batch_workspace& ws) {
-  for_each_system(a, b, ws, [](std::int64_t, index_t n, T* as, T* bs) {
-    if constexpr (std::is_same_v<T, double>) return LAPACKE_dposv(LAPACK_COL_MAJOR, 'L', n, 1, as, n, bs, n);
-    else return LAPACKE_sposv(LAPACK_COL_MAJOR, 'L', n, 1, as, n, bs, n);
-  });
+  for_each_system(a, b, ws, [](std::int64_t, index_t n, T* as, T* bs) { return xposv(n, as, bs); });
 }
 
 template void gesv_batched(float*, float*, batch_workspace&);

@@ -1,22 +1,72 @@
 // cuSOLVER/cuBLAS calls: workspace once, info read after the fact, typed errors.
 #include "solvebench/cusolver.hpp"
 
-#include <type_traits>
-
 #include "solvebench/errors.hpp"
+#include "solvebench/precision.hpp"
 
 namespace solvebench::cuda {
 namespace {
 
+constexpr cudaDataType data_type(const double*) { return CUDA_R_64F; }
+constexpr cudaDataType data_type(const float*) { return CUDA_R_32F; }
 template <class T>
 constexpr cudaDataType data_type() {
-  return std::is_same_v<T, double> ? CUDA_R_64F : CUDA_R_32F;
+  return data_type(static_cast<const T*>(nullptr));
+}
+
+// The legacy 32-bit API, one line per routine and precision.
+using handle = cusolverDnHandle_t;
+constexpr auto lower = CUBLAS_FILL_MODE_LOWER;
+cusolverStatus_t getrf_work(handle h, int n, const double*, int* lwork) {
+  return cusolverDnDgetrf_bufferSize(h, n, n, nullptr, n, lwork);
+}
+cusolverStatus_t getrf_work(handle h, int n, const float*, int* lwork) {
+  return cusolverDnSgetrf_bufferSize(h, n, n, nullptr, n, lwork);
+}
+cusolverStatus_t getrf(handle h, int n, double* a, void* w, int* p, int* info) {
+  return cusolverDnDgetrf(h, n, n, a, n, static_cast<double*>(w), p, info);
+}
+cusolverStatus_t getrf(handle h, int n, float* a, void* w, int* p, int* info) {
+  return cusolverDnSgetrf(h, n, n, a, n, static_cast<float*>(w), p, info);
+}
+cusolverStatus_t getrs(handle h, int n, int k, const double* a, const int* p, double* b, int* info) {
+  return cusolverDnDgetrs(h, CUBLAS_OP_N, n, k, a, n, p, b, n, info);
+}
+cusolverStatus_t getrs(handle h, int n, int k, const float* a, const int* p, float* b, int* info) {
+  return cusolverDnSgetrs(h, CUBLAS_OP_N, n, k, a, n, p, b, n, info);
+}
+cusolverStatus_t potrf_work(handle h, int n, const double*, int* lwork) {
+  return cusolverDnDpotrf_bufferSize(h, lower, n, nullptr, n, lwork);
+}
+cusolverStatus_t potrf_work(handle h, int n, const float*, int* lwork) {
+  return cusolverDnSpotrf_bufferSize(h, lower, n, nullptr, n, lwork);
+}
+cusolverStatus_t potrf(handle h, int n, double* a, void* w, int lwork, int* info) {
+  return cusolverDnDpotrf(h, lower, n, a, n, static_cast<double*>(w), lwork, info);
+}
+cusolverStatus_t potrf(handle h, int n, float* a, void* w, int lwork, int* info) {
+  return cusolverDnSpotrf(h, lower, n, a, n, static_cast<float*>(w), lwork, info);
+}
+cusolverStatus_t potrs(handle h, int n, int k, const double* a, double* b, int* info) {
+  return cusolverDnDpotrs(h, lower, n, k, a, n, b, n, info);
+}
+cusolverStatus_t potrs(handle h, int n, int k, const float* a, float* b, int* info) {
+  return cusolverDnSpotrs(h, lower, n, k, a, n, b, n, info);
+}
+cublasStatus_t gemm64(cublasHandle_t h, std::int64_t n, const double* a, const double* b, double* c) {
+  const double one = 1, zero = 0;
+  return cublasDgemm_64(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, a, n, b, n, &zero, c, n);
+}
+cublasStatus_t gemm64(cublasHandle_t h, std::int64_t n, const float* a, const float* b, float* c) {
+  const float one = 1, zero = 0;
+  return cublasSgemm_64(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, a, n, b, n, &zero, c, n);
 }
 
 template <class T>
 std::string routine(const char* generic, const char* legacy_op, cusolver_api api) {
-  if (api == cusolver_api::generic64) return std::string("cusolverDn") + generic + (std::is_same_v<T, double> ? "<double>" : "<float>");
-  return std::string("cusolverDn") + (std::is_same_v<T, double> ? "D" : "S") + legacy_op;
+  if (api == cusolver_api::generic64)
+    return std::string("cusolverDn") + generic + (precision<T>::letter == 'd' ? "<double>" : "<float>");
+  return nvidia_routine_name<T>("cusolverDn", legacy_op);
 }
 
 int legacy_int(std::int64_t v, const char* what) {
@@ -45,14 +95,6 @@ std::int64_t to_host_info(const device_buffer<int>& info, std::size_t index, cud
 
 }  // namespace
 
-const char* to_string(cusolver_api api) noexcept { return api == cusolver_api::generic64 ? "generic64" : "legacy32"; }
-
-cusolver_api parse_cusolver_api(const std::string& text) {
-  if (text == "generic64") return cusolver_api::generic64;
-  if (text == "legacy32") return cusolver_api::legacy32;
-  throw invalid_argument("unknown cuSOLVER API '" + text + "' (expected generic64 or legacy32)");
-}
-
 context::context() : solver_(stream_.get()), blas_(stream_.get()) {}
 
 // ---- LU ---------------------------------------------------------------------------------
@@ -65,11 +107,7 @@ workspace_size lu_solver<T>::query(const context& ctx, std::int64_t n, cusolver_
                                                   data_type<T>(), &ws.device_bytes, &ws.host_bytes));
   } else {
     int lwork = 0;
-    const int ni = legacy_int(n, "n");
-    if constexpr (std::is_same_v<T, double>)
-      SB_CUSOLVER_CHECK(cusolverDnDgetrf_bufferSize(ctx.solver(), ni, ni, nullptr, ni, &lwork));
-    else
-      SB_CUSOLVER_CHECK(cusolverDnSgetrf_bufferSize(ctx.solver(), ni, ni, nullptr, ni, &lwork));
+    SB_CUSOLVER_CHECK(getrf_work(ctx.solver(), legacy_int(n, "n"), static_cast<const T*>(nullptr), &lwork));
     ws.device_bytes = legacy_workspace_bytes<T>(lwork, "getrf", n);
   }
   return ws;
@@ -95,13 +133,7 @@ void lu_solver<T>::factor(T* a) {
                                        data_type<T>(), work_.data(), work_.size(), host_work_.data(),
                                        host_work_.size(), info_.data()));
   } else {
-    const int n = static_cast<int>(n_);
-    if constexpr (std::is_same_v<T, double>)
-      SB_CUSOLVER_CHECK(cusolverDnDgetrf(ctx_.solver(), n, n, a, n, reinterpret_cast<T*>(work_.data()),
-                                         ipiv32_.data(), info_.data()));
-    else
-      SB_CUSOLVER_CHECK(cusolverDnSgetrf(ctx_.solver(), n, n, a, n, reinterpret_cast<T*>(work_.data()),
-                                         ipiv32_.data(), info_.data()));
+    SB_CUSOLVER_CHECK(getrf(ctx_.solver(), static_cast<int>(n_), a, work_.data(), ipiv32_.data(), info_.data()));
   }
 }
 
@@ -111,13 +143,8 @@ void lu_solver<T>::solve(const T* lu, T* b) {
     SB_CUSOLVER_CHECK(cusolverDnXgetrs(ctx_.solver(), ctx_.params(), CUBLAS_OP_N, n_, nrhs_, data_type<T>(), lu, n_,
                                        ipiv64_.data(), data_type<T>(), b, n_, info_.data() + 1));
   } else {
-    const int n = static_cast<int>(n_), k = legacy_int(nrhs_, "nrhs");
-    if constexpr (std::is_same_v<T, double>)
-      SB_CUSOLVER_CHECK(cusolverDnDgetrs(ctx_.solver(), CUBLAS_OP_N, n, k, lu, n, ipiv32_.data(), b, n,
-                                         info_.data() + 1));
-    else
-      SB_CUSOLVER_CHECK(cusolverDnSgetrs(ctx_.solver(), CUBLAS_OP_N, n, k, lu, n, ipiv32_.data(), b, n,
-                                         info_.data() + 1));
+    SB_CUSOLVER_CHECK(getrs(ctx_.solver(), static_cast<int>(n_), legacy_int(nrhs_, "nrhs"), lu, ipiv32_.data(), b,
+                            info_.data() + 1));
   }
 }
 
@@ -125,11 +152,6 @@ template <class T>
 void lu_solver<T>::check_info() const {
   throw_on_info(routine<T>("Xgetrf", "getrf", api_), to_host_info(info_, 0, ctx_.stream()), factorization::lu);
   throw_on_info(routine<T>("Xgetrs", "getrs", api_), to_host_info(info_, 1, ctx_.stream()), factorization::lu);
-}
-
-template <class T>
-std::size_t lu_solver<T>::device_bytes() const noexcept {
-  return work_.size_bytes() + ipiv64_.size_bytes() + ipiv32_.size_bytes() + info_.size_bytes();
 }
 
 // ---- Cholesky ----------------------------------------------------------------------------
@@ -143,11 +165,7 @@ workspace_size cholesky_solver<T>::query(const context& ctx, std::int64_t n, cus
                                                   &ws.host_bytes));
   } else {
     int lwork = 0;
-    const int ni = legacy_int(n, "n");
-    if constexpr (std::is_same_v<T, double>)
-      SB_CUSOLVER_CHECK(cusolverDnDpotrf_bufferSize(ctx.solver(), CUBLAS_FILL_MODE_LOWER, ni, nullptr, ni, &lwork));
-    else
-      SB_CUSOLVER_CHECK(cusolverDnSpotrf_bufferSize(ctx.solver(), CUBLAS_FILL_MODE_LOWER, ni, nullptr, ni, &lwork));
+    SB_CUSOLVER_CHECK(potrf_work(ctx.solver(), legacy_int(n, "n"), static_cast<const T*>(nullptr), &lwork));
     ws.device_bytes = legacy_workspace_bytes<T>(lwork, "potrf", n);
   }
   return ws;
@@ -170,14 +188,8 @@ void cholesky_solver<T>::factor(T* a) {
                                        n_, data_type<T>(), work_.data(), work_.size(), host_work_.data(),
                                        host_work_.size(), info_.data()));
   } else {
-    const int n = static_cast<int>(n_);
     const int lwork = static_cast<int>(work_.size() / sizeof(T));
-    if constexpr (std::is_same_v<T, double>)
-      SB_CUSOLVER_CHECK(cusolverDnDpotrf(ctx_.solver(), CUBLAS_FILL_MODE_LOWER, n, a, n,
-                                         reinterpret_cast<T*>(work_.data()), lwork, info_.data()));
-    else
-      SB_CUSOLVER_CHECK(cusolverDnSpotrf(ctx_.solver(), CUBLAS_FILL_MODE_LOWER, n, a, n,
-                                         reinterpret_cast<T*>(work_.data()), lwork, info_.data()));
+    SB_CUSOLVER_CHECK(potrf(ctx_.solver(), static_cast<int>(n_), a, work_.data(), lwork, info_.data()));
   }
 }
 
@@ -187,11 +199,7 @@ void cholesky_solver<T>::solve(const T* l, T* b) {
     SB_CUSOLVER_CHECK(cusolverDnXpotrs(ctx_.solver(), ctx_.params(), CUBLAS_FILL_MODE_LOWER, n_, nrhs_,
                                        data_type<T>(), l, n_, data_type<T>(), b, n_, info_.data() + 1));
   } else {
-    const int n = static_cast<int>(n_), k = legacy_int(nrhs_, "nrhs");
-    if constexpr (std::is_same_v<T, double>)
-      SB_CUSOLVER_CHECK(cusolverDnDpotrs(ctx_.solver(), CUBLAS_FILL_MODE_LOWER, n, k, l, n, b, n, info_.data() + 1));
-    else
-      SB_CUSOLVER_CHECK(cusolverDnSpotrs(ctx_.solver(), CUBLAS_FILL_MODE_LOWER, n, k, l, n, b, n, info_.data() + 1));
+    SB_CUSOLVER_CHECK(potrs(ctx_.solver(), static_cast<int>(n_), legacy_int(nrhs_, "nrhs"), l, b, info_.data() + 1));
   }
 }
 
@@ -201,21 +209,12 @@ void cholesky_solver<T>::check_info() const {
   throw_on_info(routine<T>("Xpotrs", "potrs", api_), to_host_info(info_, 1, ctx_.stream()), factorization::cholesky);
 }
 
-template <class T>
-std::size_t cholesky_solver<T>::device_bytes() const noexcept {
-  return work_.size_bytes() + info_.size_bytes();
-}
-
 // ---- GEMM ---------------------------------------------------------------------------------
 
 template <class T>
 void gemm(const context& ctx, std::int64_t n, const T* a, const T* b, T* c) {
-  const T one = 1, zero = 0;
   // cublas?gemm_64 takes 64-bit sizes (CUDA 12+), so large n needs no special case.
-  if constexpr (std::is_same_v<T, double>)
-    SB_CUBLAS_CHECK(cublasDgemm_64(ctx.blas(), CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, a, n, b, n, &zero, c, n));
-  else
-    SB_CUBLAS_CHECK(cublasSgemm_64(ctx.blas(), CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, a, n, b, n, &zero, c, n));
+  SB_CUBLAS_CHECK(gemm64(ctx.blas(), n, a, b, c));
 }
 
 template class lu_solver<float>;

@@ -1,10 +1,10 @@
 // Batched small solves: pointer arrays once, per-system info checked after the timed region.
 #include "solvebench/cusolver_batched.hpp"
 
-#include <type_traits>
 #include <vector>
 
 #include "solvebench/errors.hpp"
+#include "solvebench/precision.hpp"
 
 namespace solvebench::cuda {
 namespace {
@@ -36,9 +36,33 @@ void throw_on_batch_info(const char* routine, const device_buffer<int>& info, st
                     h[static_cast<std::size_t>(s)], kind);
 }
 
-template <class T>
-const char* name(const char* d, const char* s) {
-  return std::is_same_v<T, double> ? d : s;
+// One line per routine and precision.
+using blas = cublasHandle_t;
+using solver = cusolverDnHandle_t;
+constexpr auto lower = CUBLAS_FILL_MODE_LOWER;
+cublasStatus_t getrf(blas h, int n, double* const* a, int* p, int* info, int count) {
+  return cublasDgetrfBatched(h, n, a, n, p, info, count);
+}
+cublasStatus_t getrf(blas h, int n, float* const* a, int* p, int* info, int count) {
+  return cublasSgetrfBatched(h, n, a, n, p, info, count);
+}
+cublasStatus_t getrs(blas h, int n, double* const* a, const int* p, double* const* b, int* info, int count) {
+  return cublasDgetrsBatched(h, CUBLAS_OP_N, n, 1, a, n, p, b, n, info, count);
+}
+cublasStatus_t getrs(blas h, int n, float* const* a, const int* p, float* const* b, int* info, int count) {
+  return cublasSgetrsBatched(h, CUBLAS_OP_N, n, 1, a, n, p, b, n, info, count);
+}
+cusolverStatus_t potrf(solver h, int n, double** a, int* info, int count) {
+  return cusolverDnDpotrfBatched(h, lower, n, a, n, info, count);
+}
+cusolverStatus_t potrf(solver h, int n, float** a, int* info, int count) {
+  return cusolverDnSpotrfBatched(h, lower, n, a, n, info, count);
+}
+cusolverStatus_t potrs(solver h, int n, double** a, double** b, int* info, int count) {
+  return cusolverDnDpotrsBatched(h, lower, n, 1, a, n, b, n, info, count);
+}
+cusolverStatus_t potrs(solver h, int n, float** a, float** b, int* info, int count) {
+  return cusolverDnSpotrsBatched(h, lower, n, 1, a, n, b, n, info, count);
 }
 
 }  // namespace
@@ -53,27 +77,19 @@ batched_lu<T>::batched_lu(const context& ctx, T* a, T* b, std::int64_t n, std::i
 
 template <class T>
 void batched_lu<T>::factor() {
-  if constexpr (std::is_same_v<T, double>)
-    SB_CUBLAS_CHECK(cublasDgetrfBatched(ctx_.blas(), n_, a_ptrs_.data(), n_, ipiv_.data(), info_.data(), count_));
-  else
-    SB_CUBLAS_CHECK(cublasSgetrfBatched(ctx_.blas(), n_, a_ptrs_.data(), n_, ipiv_.data(), info_.data(), count_));
+  SB_CUBLAS_CHECK(getrf(ctx_.blas(), n_, a_ptrs_.data(), ipiv_.data(), info_.data(), count_));
 }
 
 template <class T>
 void batched_lu<T>::solve() {
-  if constexpr (std::is_same_v<T, double>)
-    SB_CUBLAS_CHECK(cublasDgetrsBatched(ctx_.blas(), CUBLAS_OP_N, n_, 1, a_ptrs_.data(), n_, ipiv_.data(),
-                                       b_ptrs_.data(), n_, &solve_info_, count_));
-  else
-    SB_CUBLAS_CHECK(cublasSgetrsBatched(ctx_.blas(), CUBLAS_OP_N, n_, 1, a_ptrs_.data(), n_, ipiv_.data(),
-                                       b_ptrs_.data(), n_, &solve_info_, count_));
+  SB_CUBLAS_CHECK(getrs(ctx_.blas(), n_, a_ptrs_.data(), ipiv_.data(), b_ptrs_.data(), &solve_info_, count_));
 }
 
 template <class T>
 void batched_lu<T>::check_info() const {
-  throw_on_batch_info(name<T>("cublasDgetrfBatched", "cublasSgetrfBatched"), info_, count_, factorization::lu,
+  throw_on_batch_info(nvidia_routine_name<T>("cublas", "getrfBatched").c_str(), info_, count_, factorization::lu,
                       ctx_.stream());
-  throw_on_info(name<T>("cublasDgetrsBatched", "cublasSgetrsBatched"), solve_info_, factorization::lu);
+  throw_on_info(nvidia_routine_name<T>("cublas", "getrsBatched"), solve_info_, factorization::lu);
 }
 
 template <class T>
@@ -86,33 +102,23 @@ batched_cholesky<T>::batched_cholesky(const context& ctx, T* a, T* b, std::int64
 
 template <class T>
 void batched_cholesky<T>::factor() {
-  if constexpr (std::is_same_v<T, double>)
-    SB_CUSOLVER_CHECK(cusolverDnDpotrfBatched(ctx_.solver(), CUBLAS_FILL_MODE_LOWER, n_, a_ptrs_.data(), n_,
-                                              info_.data(), count_));
-  else
-    SB_CUSOLVER_CHECK(cusolverDnSpotrfBatched(ctx_.solver(), CUBLAS_FILL_MODE_LOWER, n_, a_ptrs_.data(), n_,
-                                              info_.data(), count_));
+  SB_CUSOLVER_CHECK(potrf(ctx_.solver(), n_, a_ptrs_.data(), info_.data(), count_));
 }
 
 template <class T>
 void batched_cholesky<T>::solve() {
-  if constexpr (std::is_same_v<T, double>)
-    SB_CUSOLVER_CHECK(cusolverDnDpotrsBatched(ctx_.solver(), CUBLAS_FILL_MODE_LOWER, n_, 1, a_ptrs_.data(), n_,
-                                              b_ptrs_.data(), n_, info_.data() + count_, count_));
-  else
-    SB_CUSOLVER_CHECK(cusolverDnSpotrsBatched(ctx_.solver(), CUBLAS_FILL_MODE_LOWER, n_, 1, a_ptrs_.data(), n_,
-                                              b_ptrs_.data(), n_, info_.data() + count_, count_));
+  SB_CUSOLVER_CHECK(potrs(ctx_.solver(), n_, a_ptrs_.data(), b_ptrs_.data(), info_.data() + count_, count_));
 }
 
 template <class T>
 void batched_cholesky<T>::check_info() const {
-  throw_on_batch_info(name<T>("cusolverDnDpotrfBatched", "cusolverDnSpotrfBatched"), info_, count_,
+  throw_on_batch_info(nvidia_routine_name<T>("cusolverDn", "potrfBatched").c_str(), info_, count_,
                       factorization::cholesky, ctx_.stream());
   int solve_info = 0;
   SB_CUDA_CHECK(cudaMemcpyAsync(&solve_info, info_.data() + count_, sizeof(int), cudaMemcpyDeviceToHost,
                                 ctx_.stream()));
   SB_CUDA_CHECK(cudaStreamSynchronize(ctx_.stream()));
-  throw_on_info(name<T>("cusolverDnDpotrsBatched", "cusolverDnSpotrsBatched"), solve_info, factorization::cholesky);
+  throw_on_info(nvidia_routine_name<T>("cusolverDn", "potrsBatched"), solve_info, factorization::cholesky);
 }
 
 template class batched_lu<float>;

@@ -23,12 +23,13 @@ struct stored_columns {
   std::int64_t lda;
   __device__ double operator()(std::int64_t i, std::int64_t c) const { return static_cast<double>(a[c * lda + i]); }
 };
+template <class T>
 struct generated_columns {
   matrix_kind kind;
   std::uint64_t key;
   std::int64_t n, first_col;
   __device__ double operator()(std::int64_t i, std::int64_t c) const {
-    return matrix_entry(kind, key, n, i, first_col + c);
+    return static_cast<double>(static_cast<T>(matrix_entry(kind, key, n, i, first_col + c)));
   }
 };
 
@@ -133,10 +134,11 @@ void accumulate_ax(const T* a_cols, std::int64_t lda, std::int64_t n, std::int64
   launch_accumulate(stored_columns<T>{a_cols, lda}, n, first_col, cols, x, ax, abs_rows, stream);
 }
 
+template <class T>
 void accumulate_ax_generated(matrix_kind kind, std::uint64_t seed, std::int64_t n, std::int64_t first_col,
                              std::int64_t cols, const double* x, double* ax, double* abs_rows, cudaStream_t stream) {
-  launch_accumulate(generated_columns{kind, rng::matrix_key(seed), n, first_col}, n, first_col, cols, x, ax, abs_rows,
-                    stream);
+  launch_accumulate(generated_columns<T>{kind, rng::matrix_key(seed), n, first_col}, n, first_col, cols, x, ax,
+                    abs_rows, stream);
 }
 
 template <class T>
@@ -207,6 +209,8 @@ batch_residual batched_hpl_scaled_residual(const T* a, const T* x, const T* b, s
 #define SB_INSTANTIATE(T)                                                                                         \
   template void accumulate_ax(const T*, std::int64_t, std::int64_t, std::int64_t, std::int64_t, const double*,    \
                               double*, double*, cudaStream_t);                                                    \
+  template void accumulate_ax_generated<T>(matrix_kind, std::uint64_t, std::int64_t, std::int64_t, std::int64_t,  \
+                                           const double*, double*, double*, cudaStream_t);                        \
   template double hpl_scaled_residual(const T*, const T*, const T*, std::int64_t, std::int64_t, cudaStream_t);    \
   template double gemm_scaled_residual(const T*, const T*, const T*, std::int64_t, cudaStream_t);                 \
   template batch_residual batched_hpl_scaled_residual(const T*, const T*, const T*, std::int64_t, std::int64_t,   \

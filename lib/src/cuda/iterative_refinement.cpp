@@ -1,5 +1,8 @@
-// cusolverDnIRSXgesv with every parameter set explicitly and its outcome reported.
+// cusolverDnIRSXgesv with every parameter set explicitly, or cusolverDn<t1><t2>gesv with none,
+// and the outcome of either reported the same way.
 #include "solvebench/iterative_refinement.hpp"
+
+#include <cmath>
 
 #include "solvebench/errors.hpp"
 
@@ -23,6 +26,7 @@ cusolverIRSRefinement_t refinement_type(refinement r) {
     case refinement::gmres: return CUSOLVER_IRS_REFINE_GMRES;
     case refinement::classical_gmres: return CUSOLVER_IRS_REFINE_CLASSICAL_GMRES;
     case refinement::gmres_gmres: return CUSOLVER_IRS_REFINE_GMRES_GMRES;
+    case refinement::none: return CUSOLVER_IRS_REFINE_NONE;
   }
   return CUSOLVER_IRS_REFINE_CLASSICAL;
 }
@@ -40,6 +44,53 @@ unique_handle<cusolverDnIRSParams_t, cusolverDnIRSParamsDestroy> make_params(con
   return owned;
 }
 
+// The simple API: one entry point (and one workspace query) per factorization precision.
+using simple_gesv_fn = cusolverStatus_t (*)(cusolverDnHandle_t, cusolver_int_t, cusolver_int_t, double*,
+                                            cusolver_int_t, cusolver_int_t*, double*, cusolver_int_t, double*,
+                                            cusolver_int_t, void*, std::size_t, cusolver_int_t*, cusolver_int_t*);
+using simple_query_fn = cusolverStatus_t (*)(cusolverDnHandle_t, cusolver_int_t, cusolver_int_t, double*,
+                                             cusolver_int_t, cusolver_int_t*, double*, cusolver_int_t, double*,
+                                             cusolver_int_t, void*, std::size_t*);
+struct simple_api_entry {
+  simple_gesv_fn gesv;
+  simple_query_fn query;
+  const char* name;
+};
+
+simple_api_entry simple_api(factor_precision p) {
+  switch (p) {
+    case factor_precision::fp64: return {cusolverDnDDgesv, cusolverDnDDgesv_bufferSize, "cusolverDnDDgesv"};
+    case factor_precision::fp32: return {cusolverDnDSgesv, cusolverDnDSgesv_bufferSize, "cusolverDnDSgesv"};
+    case factor_precision::tf32: return {cusolverDnDXgesv, cusolverDnDXgesv_bufferSize, "cusolverDnDXgesv"};
+    case factor_precision::fp16: return {cusolverDnDHgesv, cusolverDnDHgesv_bufferSize, "cusolverDnDHgesv"};
+    case factor_precision::bf16: return {cusolverDnDBgesv, cusolverDnDBgesv_bufferSize, "cusolverDnDBgesv"};
+  }
+  return {cusolverDnDDgesv, cusolverDnDDgesv_bufferSize, "cusolverDnDDgesv"};
+}
+
+// Options that would be silently ignored are refused by name instead.
+void validate(const irs_options& opt) {
+  if (!(opt.tolerance >= 0))
+    throw invalid_argument("irs_options.tolerance = " + std::to_string(opt.tolerance) +
+                           " (expected 0 for cuSOLVER's default, or > 0)");
+  if (opt.api != irs_api::simple) return;
+  const irs_options defaults;
+  std::string ignored;
+  if (opt.solver != defaults.solver) ignored += " solver";
+  if (opt.max_iters != defaults.max_iters) ignored += " max_iters";
+  if (opt.tolerance != defaults.tolerance) ignored += " tolerance";
+  if (opt.fallback != defaults.fallback) ignored += " fallback";
+  if (!ignored.empty())
+    throw invalid_argument(std::string(simple_api(opt.lowest).name) +
+                           " (irs_api::simple) takes no refinement settings; set through the expert API instead:" +
+                           ignored);
+}
+
+std::string routine(const irs_options& opt) {
+  if (opt.api == irs_api::simple) return simple_api(opt.lowest).name;
+  return std::string("cusolverDnIRSXgesv(") + op_name(opt.lowest) + ")";
+}
+
 int checked_int(std::int64_t v, const char* what) {
   if (v > 2147483647) throw invalid_argument(std::string("cusolverDnIRSXgesv: ") + what + " = " + std::to_string(v) +
                                              " overflows its 32-bit index type");
@@ -48,61 +99,49 @@ int checked_int(std::int64_t v, const char* what) {
 
 }  // namespace
 
-const char* op_name(factor_precision p) noexcept {
-  switch (p) {
-    case factor_precision::fp64: return "ddgesv";
-    case factor_precision::fp32: return "dsgesv";
-    case factor_precision::tf32: return "dxgesv";
-    case factor_precision::fp16: return "dhgesv";
-    case factor_precision::bf16: return "dbgesv";
-  }
-  return "?";
-}
-
-const char* to_string(refinement r) noexcept {
-  switch (r) {
-    case refinement::classical: return "classical";
-    case refinement::gmres: return "gmres";
-    case refinement::classical_gmres: return "classical_gmres";
-    case refinement::gmres_gmres: return "gmres_gmres";
-  }
-  return "?";
-}
-
-refinement parse_refinement(const std::string& text) {
-  for (auto r : {refinement::classical, refinement::gmres, refinement::classical_gmres, refinement::gmres_gmres})
-    if (text == to_string(r)) return r;
-  throw invalid_argument("unknown refinement solver '" + text +
-                         "' (expected classical, gmres, classical_gmres or gmres_gmres)");
-}
-
 std::size_t irs_solver::query(const context& ctx, std::int64_t n, std::int64_t nrhs, const irs_options& opt) {
-  const auto params = make_params(opt);
+  validate(opt);
   std::size_t bytes = 0;
+  if (opt.api == irs_api::simple) {
+    // Only sizes matter to the query (the matrices are not read); leading dimensions = n.
+    const int ni = checked_int(n, "n");
+    SB_CUSOLVER_CHECK(simple_api(opt.lowest).query(ctx.solver(), ni, checked_int(nrhs, "nrhs"), nullptr, ni, nullptr,
+                                                   nullptr, ni, nullptr, ni, nullptr, &bytes));
+    return bytes;
+  }
+  const auto params = make_params(opt);
   SB_CUSOLVER_CHECK(cusolverDnIRSXgesv_bufferSize(ctx.solver(), params.get(), checked_int(n, "n"),
                                                   checked_int(nrhs, "nrhs"), &bytes));
   return bytes;
 }
 
 irs_solver::irs_solver(const context& ctx, std::int64_t n, std::int64_t nrhs, const irs_options& opt)
-    : ctx_(ctx), n_(checked_size("n", n, 2147483647)), nrhs_(checked_size("nrhs", nrhs, 2147483647)), opt_(opt),
-      params_(make_params(opt)) {
-  work_ = device_buffer<std::byte>(query(ctx, n, nrhs, opt));
+    : ctx_(ctx), n_(checked_size("n", n, 2147483647)), nrhs_(checked_size("nrhs", nrhs, 2147483647)), opt_(opt) {
+  work_ = device_buffer<std::byte>(query(ctx, n, nrhs, opt));  // validates opt first
+  if (opt.api == irs_api::expert) params_ = make_params(opt);
+  else ipiv_ = device_buffer<int>(static_cast<std::size_t>(n));
   info_ = device_buffer<int>(1);
   SB_CUDA_CHECK(cudaMemsetAsync(info_.data(), 0, info_.size_bytes(), ctx.stream()));
 }
 
 void irs_solver::prepare() {
+  if (opt_.api == irs_api::simple) return;  // no infos object: niters comes back directly
   cusolverDnIRSInfos_t raw{};
   SB_CUSOLVER_CHECK(cusolverDnIRSInfosCreate(&raw));
   infos_ = decltype(infos_)(raw);
 }
 
 void irs_solver::solve(double* a, double* b, double* x) {
-  if (!infos_) prepare();
   const int n = static_cast<int>(n_), k = static_cast<int>(nrhs_);
-  const cusolverStatus_t status = cusolverDnIRSXgesv(ctx_.solver(), params_.get(), infos_.get(), n, k, a, n, b, n, x,
-                                                     n, work_.data(), work_.size(), &niters_, info_.data());
+  cusolverStatus_t status;
+  if (opt_.api == irs_api::simple) {
+    status = simple_api(opt_.lowest).gesv(ctx_.solver(), n, k, a, n, ipiv_.data(), b, n, x, n, work_.data(),
+                                          work_.size(), &niters_, info_.data());
+  } else {
+    if (!infos_) prepare();
+    status = cusolverDnIRSXgesv(ctx_.solver(), params_.get(), infos_.get(), n, k, a, n, b, n, x, n, work_.data(),
+                                work_.size(), &niters_, info_.data());
+  }
   // A singular matrix is a property of the input: the same typed error as the other solves.
   if (status == CUSOLVER_STATUS_IRS_MATRIX_SINGULAR) check_info();
   SB_CUSOLVER_CHECK(status);
@@ -111,6 +150,12 @@ void irs_solver::solve(double* a, double* b, double* x) {
 irs_result irs_solver::outcome() const {
   irs_result r;
   r.niters = niters_;
+  r.tolerance = opt_.tolerance;
+  if (opt_.api == irs_api::simple) {
+    r.outer_niters = niters_;  // one-level refinement; no infos object to ask
+    r.fell_back = niters_ < 0;  // the simple API always falls back to fp64 when refinement fails
+    return r;
+  }
   SB_CUSOLVER_CHECK(cusolverDnIRSInfosGetOuterNiters(infos_.get(), &r.outer_niters));
   r.fell_back = niters_ < 0 && opt_.fallback;
   return r;
@@ -124,8 +169,7 @@ void irs_solver::diagnose(double* scratch, const double* a) const {
   try {
     lu.check_info();
   } catch (const singular_matrix& e) {
-    throw singular_matrix(std::string("cusolverDnIRSXgesv(") + op_name(opt_.lowest) +
-                              ") did not converge; fp64 LU of A", e.pivot());
+    throw singular_matrix(routine(opt_) + " did not converge; fp64 LU of A", e.pivot());
   }
 }
 
@@ -133,7 +177,7 @@ void irs_solver::check_info() const {
   int h = 0;
   SB_CUDA_CHECK(cudaMemcpyAsync(&h, info_.data(), sizeof h, cudaMemcpyDeviceToHost, ctx_.stream()));
   SB_CUDA_CHECK(cudaStreamSynchronize(ctx_.stream()));
-  throw_on_info(std::string("cusolverDnIRSXgesv(") + op_name(opt_.lowest) + ")", h, factorization::lu);
+  throw_on_info(routine(opt_), h, factorization::lu);
 }
 
 }  // namespace solvebench::cuda

@@ -1,0 +1,52 @@
+// Reading the affinity mask, the thread variables and the cpufreq governors.
+#include "core/environment.hpp"
+
+#include <sched.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <system_error>
+
+namespace solvebench::bench {
+
+int cores_available() {
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  if (sched_getaffinity(0, sizeof mask, &mask) != 0) return 0;
+  return CPU_COUNT(&mask);
+}
+
+std::string thread_env() {
+  std::string out;
+  for (const char* name : thread_env_variables)
+    if (const char* value = std::getenv(name)) out += (out.empty() ? "" : ";") + std::string(name) + "=" + value;
+  return out;
+}
+
+std::string cpu_governors(const std::string& cpu_root) {
+  namespace fs = std::filesystem;
+  std::set<std::string> governors;
+  std::error_code ec;
+  for (fs::directory_iterator it(cpu_root, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.size() < 4 || name.compare(0, 3, "cpu") != 0 ||
+        name.find_first_not_of("0123456789", 3) != std::string::npos)
+      continue;
+    std::ifstream in(it->path() / "cpufreq" / "scaling_governor");
+    std::string governor;
+    if (in >> governor) governors.insert(governor);
+  }
+  std::string out;
+  for (const auto& g : governors) out += (out.empty() ? "" : ",") + g;
+  return out;
+}
+
+std::vector<std::pair<std::string, std::string>> environment_facts() {
+  return {{"cores_available", std::to_string(cores_available())},
+          {"thread_env", thread_env()},
+          {"cpu_governor", cpu_governors()}};
+}
+
+}  // namespace solvebench::bench

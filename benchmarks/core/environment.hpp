@@ -1,0 +1,30 @@
+// Facts about the machine that decide whether a CPU number is fair, read once at start and put
+// in the run's JSON context, where the audit (core/audit.hpp) reads them back.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace solvebench::bench {
+
+// The variables that override the thread count or core type a BLAS would pick for itself.
+inline constexpr const char* thread_env_variables[] = {"OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",
+                                                       "OPENBLAS_CORETYPE",    "GOTO_NUM_THREADS",
+                                                       "MKL_NUM_THREADS",      "BLIS_NUM_THREADS"};
+
+// Cores this process may run on (its affinity mask, which taskset and cgroups narrow), not the
+// machine's count.
+int cores_available();
+
+// "NAME=value;NAME=value" for each of thread_env_variables that is set; "" when none is.
+std::string thread_env();
+
+// The distinct cpufreq governors of the CPUs under cpu_root, sorted and comma-separated
+// ("performance", "powersave,schedutil"); "" when none can be read (containers, VMs).
+std::string cpu_governors(const std::string& cpu_root = "/sys/devices/system/cpu");
+
+// {"cores_available", ...}, {"thread_env", ...}, {"cpu_governor", ...} for the JSON context.
+std::vector<std::pair<std::string, std::string>> environment_facts();
+
+}  // namespace solvebench::bench

@@ -1,0 +1,54 @@
+// The operations rows time, as data: what each one's timed region does, what it overwrites,
+// how its answer is checked and its LAWN 41 flop count. Nothing in the rows layer switches
+// over operations; a new operation is one more descriptor here.
+#pragma once
+
+#include "solvebench/errors.hpp"
+#include "solvebench/flops.hpp"
+#include "solvebench/generate.hpp"
+
+namespace solvebench::bench {
+
+struct operation {
+  const char* name;             // the row name's operation, after the precision letter: "gesv"
+  factorization family;         // which factorization its steps use (GEMM: none; marked by `multiplies`)
+  bool factors;                 // the timed region factors A, so A is restored before each call
+  bool solves;                  // the timed region solves with the factors, so B is restored before each call
+  bool multiplies;              // the timed region is C = A B
+  double (*flop_count)(double n, double nrhs);  // of one system
+
+  // getrs/potrs: the factors are made once at set-up, the timed region only solves.
+  bool reuses_factors() const { return solves && !factors; }
+  // getrf/potrf: checked by solving with the factors the timed call produced.
+  bool checked_by_solving() const { return factors && !solves; }
+  // Rows of operations with right-hand sides carry /nrhs:K.
+  bool has_rhs() const { return solves; }
+  matrix_kind default_kind() const { return family == factorization::cholesky ? matrix_kind::spd : matrix_kind::uniform; }
+};
+
+namespace ops {
+inline constexpr operation gesv{"gesv", factorization::lu, true, true, false,
+                                [](double n, double k) { return gesv_flops(n, k); }};
+inline constexpr operation getrf{"getrf", factorization::lu, true, false, false,
+                                 [](double n, double) { return getrf_flops(n); }};
+inline constexpr operation getrs{"getrs", factorization::lu, false, true, false,
+                                 [](double n, double k) { return getrs_flops(n, k); }};
+inline constexpr operation posv{"posv", factorization::cholesky, true, true, false,
+                                [](double n, double k) { return posv_flops(n, k); }};
+inline constexpr operation potrf{"potrf", factorization::cholesky, true, false, false,
+                                 [](double n, double) { return potrf_flops(n); }};
+inline constexpr operation potrs{"potrs", factorization::cholesky, false, true, false,
+                                 [](double n, double k) { return potrs_flops(n, k); }};
+inline constexpr operation gemm{"gemm", factorization::lu, false, false, true,
+                                [](double n, double) { return gemm_flops(n, n, n); }};
+// Many small systems solved in one call (one right-hand side each; counts are per system).
+inline constexpr operation gesv_batched{"gesv_batched", factorization::lu, true, true, false,
+                                        [](double n, double) { return gesv_flops(n, 1); }};
+inline constexpr operation posv_batched{"posv_batched", factorization::cholesky, true, true, false,
+                                        [](double n, double) { return posv_flops(n, 1); }};
+
+// The dense solve family, in the order its rows are registered.
+inline constexpr const operation* solve_family[] = {&gesv, &posv, &getrf, &getrs, &potrf, &potrs, &gemm};
+}  // namespace ops
+
+}  // namespace solvebench::bench

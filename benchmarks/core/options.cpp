@@ -1,0 +1,217 @@
+// Flag and environment parsing with clear errors (usage_error -> exit 2), and the help text.
+#include "core/options.hpp"
+
+#include <cerrno>
+#include <cstdlib>
+#include <sstream>
+
+#include "solvebench/errors.hpp"
+
+namespace solvebench::bench {
+namespace {
+
+// Largest n any row accepts: the 32-bit LAPACK index type.
+constexpr std::int64_t max_size = 2147483647;
+
+std::int64_t parse_int(const std::string& what, const std::string& item, std::int64_t lo, std::int64_t hi) {
+  if (item.empty()) throw usage_error(what + ": empty value");
+  errno = 0;
+  char* end = nullptr;
+  const long long v = std::strtoll(item.c_str(), &end, 10);
+  if (end == item.c_str() || *end != '\0') throw usage_error(what + ": '" + item + "' is not an integer");
+  if (errno == ERANGE || v > hi)
+    throw usage_error(what + ": " + item + " is too large (at most " + std::to_string(hi) + ")");
+  if (v < lo) throw usage_error(what + ": " + item + " must be at least " + std::to_string(lo));
+  return v;
+}
+
+std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> parts;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, sep)) parts.push_back(item);
+  if (!text.empty() && text.back() == sep) parts.emplace_back();
+  return parts;
+}
+
+// A library parse error (invalid_argument listing the accepted values) as a usage error.
+template <class Parse>
+auto as_usage(const std::string& what, Parse&& parse) {
+  try {
+    return parse();
+  } catch (const invalid_argument& e) {
+    throw usage_error(what + ": " + e.what());
+  }
+}
+
+template <class T, class Name>
+std::string join_names(const std::vector<T>& values, Name&& name) {
+  std::string s;
+  for (const auto& v : values) s += (s.empty() ? "" : ",") + std::string(name(v));
+  return s;
+}
+
+}  // namespace
+
+std::string join(const std::vector<std::int64_t>& values) {
+  return join_names(values, [](std::int64_t v) { return std::to_string(v); });
+}
+
+std::vector<std::int64_t> parse_size_list(const std::string& what, const std::string& text, std::int64_t max) {
+  std::vector<std::int64_t> out;
+  for (const auto& item : split(text, ',')) out.push_back(parse_int(what, item, 1, max));
+  if (out.empty()) throw usage_error(what + ": empty list");
+  return out;
+}
+
+bool common_options::has(const char* precision) const {
+  for (const auto& p : precisions)
+    if (p == precision) return true;
+  return false;
+}
+
+std::vector<flag> common_flags(common_options& o, const std::string& sizes_help) {
+  return {
+      {"--sizes", "N[,N...]", "SOLVE_BENCH_SIZES", "matrix orders (" + sizes_help + ")",
+       [&o](const std::string& w, const std::string& v) { o.sizes = parse_size_list(w, v, max_size); },
+       [&o] { return join(o.default_sizes); }()},
+      {"--nrhs", "K[,K...]", "SOLVE_BENCH_NRHS", "right-hand sides of the solve rows",
+       [&o](const std::string& w, const std::string& v) { o.nrhs = parse_size_list(w, v, max_size); },
+       [&o] { return join(o.nrhs); }()},
+      {"--precisions", "d,s", "SOLVE_BENCH_PRECISIONS", "double (d) and/or single (s)",
+       [&o](const std::string& w, const std::string& v) {
+         o.precisions = split(v, ',');
+         for (const auto& p : o.precisions)
+           if (p != "d" && p != "s") throw usage_error(w + ": '" + p + "' is not a precision (expected d, s or d,s)");
+       },
+       [&o] { return join_names(o.precisions, [](const std::string& p) { return p; }); }()},
+      {"--kind", "KIND", "SOLVE_BENCH_KIND",
+       "matrix kind of every row: uniform, diagdom, spd; singular and nan (bad input, to see the error paths)",
+       [&o](const std::string& w, const std::string& v) { o.kind = as_usage(w, [&] { return parse_matrix_kind(v); }); },
+       [] { return std::string("uniform for LU and GEMM, spd for Cholesky"); }()},
+      {"--seed", "S", "SOLVE_BENCH_SEED", "generator seed, recorded in the JSON context",
+       [&o](const std::string& w, const std::string& v) {
+         o.seed = static_cast<std::uint64_t>(parse_int(w, v, 0, INT64_MAX));
+       },
+       [&o] { return std::to_string(o.seed); }()},
+      {"--rows_out", "PATH", "SOLVE_BENCH_ROWS_OUT", "JSON-lines log of finished rows",
+       [&o](const std::string& w, const std::string& v) {
+         if (v.empty()) throw usage_error(w + ": empty path");
+         o.rows_out = v;
+       },
+       [] { return std::string("next to --benchmark_out, X.json -> X.rows.jsonl"); }()},
+  };
+}
+
+std::vector<flag> gpu_flags(gpu_options& o) {
+  return {
+      {"--cusolver_api", "API", "SOLVE_BENCH_CUSOLVER_API",
+       "generic64 (cusolverDnX*, 64-bit) or legacy32 (cusolverDn?getrf...) for the GPU rows",
+       [&o](const std::string& w, const std::string& v) { o.api = as_usage(w, [&] { return parse_cusolver_api(v); }); },
+       [&o] { return std::string(to_string(o.api)); }()},
+  };
+}
+
+std::vector<flag> mixed_flags(mixed_options& o) {
+  return {
+      {"--mixed_kinds", "K[,K...]", "SOLVE_BENCH_MIXED_KINDS", "matrix kinds of the mixed-precision rows",
+       [&o](const std::string& w, const std::string& v) {
+         o.kinds.clear();
+         for (const auto& k : split(v, ',')) o.kinds.push_back(as_usage(w, [&] { return parse_matrix_kind(k); }));
+       },
+       [&o] {
+         return join_names(o.kinds, [](matrix_kind k) { return to_string(k); }) + "; sizes: --sizes, else CPU " +
+                join(o.cpu_sizes) + " and GPU " + join(o.gpu_sizes);
+       }()},
+      {"--refine", "R[,R...]", "SOLVE_BENCH_REFINE",
+       "GPU refinement solvers: classical, gmres, classical_gmres, gmres_gmres",
+       [&o](const std::string& w, const std::string& v) {
+         o.refine.clear();
+         for (const auto& r : split(v, ',')) o.refine.push_back(as_usage(w, [&] { return parse_refinement(r); }));
+       },
+       [&o] { return join_names(o.refine, [](refinement r) { return to_string(r); }); }()},
+      {"--irs_max_iters", "N", "SOLVE_BENCH_IRS_MAX_ITERS", "refinement iteration cap (then the fp64 fallback)",
+       [&o](const std::string& w, const std::string& v) { o.irs_max_iters = parse_int(w, v, 1, 10000); },
+       [&o] { return std::to_string(o.irs_max_iters); }()},
+  };
+}
+
+std::vector<flag> batched_flags(batched_options& o) {
+  return {
+      {"--batch_n", "N[,N...]", "SOLVE_BENCH_BATCH_N", "orders of the batched rows",
+       [&o](const std::string& w, const std::string& v) { o.n = parse_size_list(w, v, 46340); },
+       [&o] { return join(o.n); }()},
+      {"--batch_count", "B[,B...]", "SOLVE_BENCH_BATCH_COUNT", "systems per batch",
+       [&o](const std::string& w, const std::string& v) { o.count = parse_size_list(w, v, 1 << 24); },
+       [&o] { return join(o.count); }()},
+  };
+}
+
+std::vector<flag> mgpu_flags(mgpu_options& o) {
+  return {
+      {"--mgpu_sizes", "N[,N...]", "SOLVE_BENCH_MGPU_SIZES",
+       "matrix orders of the multi-GPU rows (cusolverMg, MGPU/...); none: no such rows",
+       [&o](const std::string& w, const std::string& v) { o.sizes = parse_size_list(w, v, max_size); },
+       [&o] { return o.sizes.empty() ? std::string("none") : join(o.sizes); }()},
+      {"--mgpu_gpus", "G[,G...]", "SOLVE_BENCH_MGPU_GPUS", "GPU counts of the multi-GPU rows",
+       [&o](const std::string& w, const std::string& v) { o.gpus = parse_size_list(w, v, 1024); },
+       [&o] { return o.gpus.empty() ? std::string("1 up to the devices present") : join(o.gpus); }()},
+      {"--mgpu_tiles", "T[,T...]", "SOLVE_BENCH_MGPU_TILES", "column tile sizes of the multi-GPU rows (at most 512)",
+       [&o](const std::string& w, const std::string& v) { o.tiles = parse_size_list(w, v, 512); },
+       [&o] { return join(o.tiles); }()},
+  };
+}
+
+void parse_flags(const std::vector<flag>& flags, int argc, char** argv, common_options& common,
+                 const std::vector<std::string>& gb_flags) {
+  for (const auto& f : flags)
+    if (const char* v = std::getenv(f.env)) f.apply(std::string("environment variable ") + f.env, v);
+
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const auto eq = arg.find('=');
+    const std::string key = arg.substr(0, eq);
+    bool known = false;
+    for (const auto& f : flags) {
+      if (key != f.name) continue;
+      if (eq == std::string::npos) throw usage_error(std::string(f.name) + " needs a value: " + f.name + "=...");
+      f.apply(f.name, arg.substr(eq + 1));
+      known = true;
+    }
+    if (!known) throw usage_error("unknown argument '" + arg + "'");
+  }
+  for (const auto& f : gb_flags) {
+    if (f.rfind("--benchmark_out=", 0) == 0) common.benchmark_out = f.substr(16);
+    if (f.rfind("--benchmark_format=", 0) == 0) common.display_format = f.substr(19);
+  }
+  if (common.display_format != "console" && common.display_format != "json")
+    throw usage_error("--benchmark_format: '" + common.display_format + "' is not supported (console or json)");
+}
+
+std::string flags_help(const std::vector<flag>& flags) {
+  std::string out;
+  for (const auto& f : flags) {
+    std::string lead = std::string("  ") + f.name + "=" + f.value;
+    lead.resize(std::max<std::size_t>(lead.size() + 1, 25), ' ');
+    out += lead + f.help + " [" + f.env + "]\n" + std::string(25, ' ') + "(default " + f.default_text + ")\n";
+  }
+  return out;
+}
+
+std::string rows_log_path(const common_options& opt) {
+  if (!opt.rows_out.empty()) return opt.rows_out;
+  if (opt.benchmark_out.empty()) return "";
+  return output_base(opt) + ".rows.jsonl";
+}
+
+std::string output_base(const common_options& opt) {
+  auto strip = [](std::string s, const std::string& ext) {
+    if (s.size() > ext.size() && s.compare(s.size() - ext.size(), ext.size(), ext) == 0) s.resize(s.size() - ext.size());
+    return s;
+  };
+  if (!opt.benchmark_out.empty()) return strip(opt.benchmark_out, ".json");
+  if (!opt.rows_out.empty()) return strip(opt.rows_out, ".rows.jsonl");
+  return "";
+}
+
+}  // namespace solvebench::bench

@@ -1,0 +1,106 @@
+// Flags and SOLVE_BENCH_* environment variables, one group per family of rows. A binary
+// accepts exactly the groups whose rows it registers, so solve_bench_mpi refuses GPU flags,
+// and its help text shows the defaults its rows really use.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "solvebench/generate.hpp"
+#include "solvebench/solver_choices.hpp"
+
+namespace solvebench::bench {
+
+// Bad flag or environment value: the driver prints it with the usage text and exits 2.
+class usage_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// One flag: --name=VALUE, also read from `env`; `apply` parses and stores (usage_error on bad
+// input, naming `what`), `default_text` is what the help shows as the default (taken when the
+// flag list is made, before anything is parsed).
+struct flag {
+  const char* name;
+  const char* value;  // the placeholder in the help: "N[,N...]"
+  const char* env;
+  std::string help;
+  std::function<void(const std::string& what, const std::string& value)> apply;
+  std::string default_text;
+};
+
+// Every row: sizes, right-hand sides, precisions, matrices, where the rows log goes.
+struct common_options {
+  std::vector<std::int64_t> sizes;          // empty: each backend's default sweep
+  std::vector<std::int64_t> nrhs{1};
+  std::vector<std::string> precisions{"d", "s"};
+  std::optional<matrix_kind> kind;          // empty: uniform for LU and GEMM rows, spd for Cholesky rows
+  std::uint64_t seed = default_seed;
+  std::string rows_out;                     // JSON-lines log of finished rows ("" = next to --benchmark_out)
+  std::string benchmark_out;                // copy of --benchmark_out, to place the rows log and the checks' files
+  std::string display_format = "console";   // copy of --benchmark_format
+  // The sizes each backend sweeps when --sizes is not given (shown by --help).
+  std::vector<std::int64_t> default_sizes{256, 1024, 4096};
+  std::vector<std::int64_t> sizes_or_default() const { return sizes.empty() ? default_sizes : sizes; }
+  bool has(const char* precision) const;
+};
+std::vector<flag> common_flags(common_options& o, const std::string& sizes_help);
+
+// The GPU rows: which cuSOLVER API.
+struct gpu_options {
+  cusolver_api api = cusolver_api::generic64;
+  std::vector<std::int64_t> extra_sizes{8192, 16384};  // the GPU goes further than the CPU by default
+};
+std::vector<flag> gpu_flags(gpu_options& o);
+
+// Mixed-precision rows (fp64 in and out, low-precision factorization, refinement).
+struct mixed_options {
+  // spd converges as diagdom does (measured on the H200): off by default to save sweep time.
+  std::vector<matrix_kind> kinds{matrix_kind::uniform, matrix_kind::diagdom};
+  std::vector<refinement> refine{refinement::classical, refinement::gmres};
+  std::int64_t irs_max_iters = 50;
+  std::vector<std::int64_t> cpu_sizes{1024, 4096};
+  std::vector<std::int64_t> gpu_sizes{4096, 16384, 32768};
+};
+std::vector<flag> mixed_flags(mixed_options& o);
+
+// Batched rows: many small systems.
+struct batched_options {
+  std::vector<std::int64_t> n{4, 8, 16, 32, 64, 128, 256};
+  std::vector<std::int64_t> count{100, 1000, 10000};
+};
+std::vector<flag> batched_flags(batched_options& o);
+
+// Multi-GPU rows (cusolverMg): off unless sizes are given; G GPUs for each G in `gpus` that is
+// present (default: 1 up to the devices present).
+struct mgpu_options {
+  std::vector<std::int64_t> sizes;
+  std::vector<std::int64_t> gpus;
+  std::vector<std::int64_t> tiles{512};
+};
+std::vector<flag> mgpu_flags(mgpu_options& o);
+
+// Applies the SOLVE_BENCH_* variables, then argv's flags (flags win); anything else in argv
+// is a usage_error. `gb_flags` are the --benchmark_* flags seen before Google Benchmark
+// consumed them (for --benchmark_out and --benchmark_format).
+void parse_flags(const std::vector<flag>& flags, int argc, char** argv, common_options& common,
+                 const std::vector<std::string>& gb_flags);
+
+// "  --sizes=N[,N...]       matrix orders [SOLVE_BENCH_SIZES] (default 256,1024,4096)" lines.
+std::string flags_help(const std::vector<flag>& flags);
+
+// Where the JSON-lines rows log goes: --rows_out, else X.rows.jsonl next to
+// --benchmark_out=X.json, else nowhere ("").
+std::string rows_log_path(const common_options& opt);
+// X.json -> X (also X.rows.jsonl -> X): where the audit and verdict files go.
+std::string output_base(const common_options& opt);
+
+// "256,1024" -> {256, 1024}; each an integer in [1, max]; names the culprit otherwise.
+std::vector<std::int64_t> parse_size_list(const std::string& what, const std::string& text, std::int64_t max);
+std::string join(const std::vector<std::int64_t>& values);
+
+}  // namespace solvebench::bench

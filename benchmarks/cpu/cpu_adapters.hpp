@@ -1,0 +1,195 @@
+// The CPU backend's adapters (LAPACKE over the linked BLAS): dense solves and their halves,
+// GEMM, mixed precision (dsgesv) and batches of small systems. See core/fixture.hpp for the
+// contract; all of them time with the host's steady clock around the library call.
+#pragma once
+
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <optional>
+#include <vector>
+
+#include "core/harness.hpp"
+#include "core/row.hpp"
+#include "solvebench/generate.hpp"
+#include "solvebench/lapack.hpp"
+#include "solvebench/lapack_batched.hpp"
+#include "solvebench/residual.hpp"
+
+namespace solvebench::bench::cpu {
+
+class host_timer {
+ public:
+  void start() { t0_ = std::chrono::steady_clock::now(); }
+  double stop() const { return seconds_since(t0_); }
+
+ private:
+  std::chrono::steady_clock::time_point t0_;
+};
+
+// The LAPACKE calls of one factorization: its halves and its one-call driver.
+template <class T>
+struct lu {
+  explicit lu(std::int64_t n) : ipiv(static_cast<std::size_t>(n)) {}
+  void factor(host_matrix<T>& a) { lapack::getrf(a, ipiv); }
+  void solve(const host_matrix<T>& a, host_matrix<T>& b) { lapack::getrs(a, ipiv, b); }
+  void driver(host_matrix<T>& a, host_matrix<T>& b) { lapack::gesv(a, ipiv, b); }
+  std::vector<lapack::index_t> ipiv;
+};
+template <class T>
+struct cholesky {
+  explicit cholesky(std::int64_t) {}
+  void factor(host_matrix<T>& a) { lapack::potrf(a); }
+  void solve(const host_matrix<T>& l, host_matrix<T>& b) { lapack::potrs(l, b); }
+  void driver(host_matrix<T>& a, host_matrix<T>& b) { lapack::posv(a, b); }
+};
+
+// A and B on the host; ?gesv/?posv as their two halves (?getrf + ?getrs, ?potrf + ?potrs),
+// back to back in one timed region, as reference LAPACK's ?gesv does: the library's best
+// path, whatever its one-call driver does (see driver_adapter).
+template <class T, class Factorization>
+class solve_adapter : public host_timer {
+ public:
+  explicit solve_adapter(const problem& p) : p_(p), f_(p.n) {
+    checked_size("n", p.n, lapack::max_n);
+    const auto nn = static_cast<std::uint64_t>(p.n) * static_cast<std::uint64_t>(p.n);
+    const auto nk = static_cast<std::uint64_t>(p.n) * static_cast<std::uint64_t>(p.nrhs);
+    require_host_memory((2 * nn + 2 * nk) * sizeof(T));
+    a0_ = generate_matrix<T>(p.kind, p.n, p.seed);
+    b0_ = generate_rhs<T>(p.n, p.nrhs, p.seed);
+    require_finite("A", a0_);
+    require_finite("B", b0_);
+    a_ = host_matrix<T>(p.n, p.n);
+    b_ = host_matrix<T>(p.n, p.nrhs);
+  }
+  void restore(bool a, bool b) {
+    if (a) a_.assign(a0_);
+    if (b) b_.assign(b0_);
+  }
+  void factor() { f_.factor(a_); }
+  void solve() { f_.solve(a_, b_); }
+  void check_info() const {}  // LAPACKE reports at once: the calls above have thrown already
+  double residual() const { return hpl_scaled_residual(a0_, b_, b0_); }
+  void add_counters(benchmark::State& state) const {
+    state.counters["n"] = static_cast<double>(p_.n);
+    if (p_.op->has_rhs()) state.counters["nrhs"] = static_cast<double>(p_.nrhs);
+  }
+
+ protected:
+  problem p_;
+  Factorization f_;
+  host_matrix<T> a0_, a_, b0_, b_;
+};
+
+// The library's one-call driver, LAPACKE_?gesv / ?posv (CPU-driver/... rows): what most
+// callers reach for, kept beside the CPU rows because a driver can be slower than its two
+// halves (OpenBLAS 0.3.26 runs ?gesv on one thread for n * nrhs < 10000; the audit names it).
+template <class T, class Factorization>
+class driver_adapter : public solve_adapter<T, Factorization> {
+ public:
+  using solve_adapter<T, Factorization>::solve_adapter;
+  void factor_and_solve() { this->f_.driver(this->a_, this->b_); }
+};
+
+// C = A B with the BLAS ?gemm: the ceiling each solve is held against.
+template <class T>
+class gemm_adapter : public host_timer {
+ public:
+  explicit gemm_adapter(const problem& p) : p_(p) {
+    checked_size("n", p.n, lapack::max_n);
+    const auto nn = static_cast<std::uint64_t>(p.n) * static_cast<std::uint64_t>(p.n);
+    require_host_memory(3 * nn * sizeof(T));
+    a_ = generate_matrix<T>(p.kind, p.n, p.seed);
+    b_ = generate_matrix<T>(matrix_kind::uniform, p.n, p.seed + 1);
+    require_finite("A", a_);
+    c_ = host_matrix<T>(p.n, p.n);
+  }
+  void restore(bool, bool) {}
+  void multiply() { lapack::gemm(a_, b_, c_); }
+  void check_info() const {}
+  double residual() const { return gemm_scaled_residual(a_, b_, c_); }
+  void add_counters(benchmark::State& state) const { state.counters["n"] = static_cast<double>(p_.n); }
+
+ private:
+  problem p_;
+  host_matrix<T> a_, b_, c_;
+};
+
+// Mixed precision: LAPACKE_dsgesv (fp32 factorization, fp64 refinement), fp64 in and out.
+class dsgesv_adapter : public host_timer {
+ public:
+  explicit dsgesv_adapter(const problem& p) : p_(p) {
+    const auto nn = static_cast<std::uint64_t>(p.n) * static_cast<std::uint64_t>(p.n);
+    require_host_memory((2 * nn + 3 * static_cast<std::uint64_t>(p.n)) * sizeof(double) + nn * sizeof(float));
+    a0_ = generate_matrix<double>(p.kind, p.n, p.seed);
+    b0_ = generate_rhs<double>(p.n, 1, p.seed);
+    a_ = host_matrix<double>(p.n, p.n);
+    x_ = host_matrix<double>(p.n, 1);
+    solver_.emplace(p.n, 1);
+  }
+  void restore(bool a, bool) {
+    if (a) a_.assign(a0_);
+  }
+  void factor_and_solve() { iter_ = solver_->solve(a_, b0_, x_); }
+  void check_info() const {}
+  double residual() const { return hpl_scaled_residual(a0_, x_, b0_); }
+  void add_counters(benchmark::State& state) const {
+    state.counters["n"] = static_cast<double>(p_.n);
+    state.counters["niters"] = iter_;
+    state.counters["fell_back"] = iter_ < 0 ? 1 : 0;
+  }
+
+ private:
+  problem p_;
+  host_matrix<double> a0_, a_, b0_, x_;
+  std::optional<lapack::dsgesv_solver> solver_;
+  lapack::index_t iter_ = 0;
+};
+
+// Many small systems: an OpenMP loop of single-threaded LAPACKE calls over a strided batch
+// (system s generated with seed + s: LU rows uniform, Cholesky rows spd).
+template <class T>
+class batched_adapter : public host_timer {
+ public:
+  explicit batched_adapter(const problem& p) : p_(p), ws_(p.n, p.count), threads_(1) {
+    const auto nn = static_cast<std::size_t>(p.n * p.n), total = static_cast<std::size_t>(p.count);
+    require_host_memory(2 * (nn + static_cast<std::size_t>(p.n)) * total * sizeof(T));
+    a0_.resize(nn * total);
+    b0_.resize(static_cast<std::size_t>(p.n) * total);
+    const std::int64_t n = p.n;
+#pragma omp parallel for schedule(static)
+    for (std::int64_t s = 0; s < p.count; ++s) {
+      const auto seed_s = p.seed + static_cast<std::uint64_t>(s);
+      const auto a = generate_matrix<T>(p.kind, n, seed_s);
+      const auto b = generate_rhs<T>(n, 1, seed_s);
+      std::copy(a.data(), a.data() + nn, a0_.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(s) * nn));
+      std::copy(b.data(), b.data() + n, b0_.begin() + s * n);
+    }
+    a_ = a0_;
+    b_ = b0_;
+  }
+  void restore(bool, bool) {
+    std::copy(a0_.begin(), a0_.end(), a_.begin());
+    std::copy(b0_.begin(), b0_.end(), b_.begin());
+  }
+  void factor_and_solve() {
+    if (cholesky()) lapack::posv_batched(a_.data(), b_.data(), ws_);
+    else lapack::gesv_batched(a_.data(), b_.data(), ws_);
+  }
+  void check_info() const {
+    ws_.check_info(cholesky() ? "LAPACKE_?posv" : "LAPACKE_?gesv", p_.op->family);
+  }
+  double residual();
+  void add_counters(benchmark::State& state) const;
+
+ private:
+  bool cholesky() const { return p_.op->family == factorization::cholesky; }
+
+  problem p_;
+  lapack::batch_workspace ws_;
+  lapack::blas_threads_guard threads_;  // one BLAS thread per system, while this row lives
+  std::vector<T> a0_, a_, b0_, b_;
+  std::int64_t worst_index_ = 0;
+};
+
+}  // namespace solvebench::bench::cpu

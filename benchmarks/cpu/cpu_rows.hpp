@@ -1,0 +1,10 @@
+// Registers the CPU rows (LAPACKE over the linked BLAS).
+#pragma once
+
+#include "core/options.hpp"
+
+namespace solvebench::bench::cpu {
+
+void register_rows(const common_options& opt, const mixed_options& mixed, const batched_options& batched);
+
+}  // namespace solvebench::bench::cpu

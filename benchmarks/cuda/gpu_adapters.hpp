@@ -1,0 +1,345 @@
+// The GPU backend's adapters (cuSOLVER and cuBLAS on one stream, timed with CUDA events on
+// that stream): solves with A and b already on the device (GPU/...), the same solves paying
+// the host transfers a caller with host data pays (GPU-pinned/..., GPU-pageable/...), GEMM,
+// mixed precision (cusolverDnIRSXgesv), and batches of small systems, batched or one call
+// pair per system (GPU-loop/...). See core/fixture.hpp for the contract. Each adapter's first
+// member is the device-memory watch, so it checks last that the rest gave memory back.
+#pragma once
+
+#include <benchmark/benchmark.h>
+
+#include <optional>
+
+#include "core/batched.hpp"
+#include "core/row.hpp"
+#include "cuda/gpu_backend.hpp"
+#include "solvebench/cusolver.hpp"
+#include "solvebench/cusolver_batched.hpp"
+#include "solvebench/device_generate.hpp"
+#include "solvebench/device_residual.hpp"
+#include "solvebench/iterative_refinement.hpp"
+#include "solvebench/residual.hpp"
+
+namespace solvebench::bench::gpu {
+
+using cuda::device_buffer;
+
+// CUDA events around the timed calls on the context's stream.
+class event_timer {
+ public:
+  explicit event_timer(cuda::context& ctx) : ctx_(ctx) {}
+  void start() { timer_.start(ctx_.stream()); }
+  double stop() {
+    timer_.stop(ctx_.stream());
+    return timer_.elapsed_seconds();
+  }
+
+ protected:
+  cuda::context& ctx_;
+
+ private:
+  cuda::event_timer timer_;
+};
+
+inline void copy_on_device(cudaStream_t s, void* dst, const void* src, std::size_t bytes) {
+  SB_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s));
+}
+
+inline void add_solve_counters(benchmark::State& state, const problem& p) {
+  state.counters["n"] = static_cast<double>(p.n);
+  if (p.op->has_rhs()) state.counters["nrhs"] = static_cast<double>(p.nrhs);
+}
+
+// A and b resident on the device; Solver is cuda::lu_solver<T> or cuda::cholesky_solver<T>.
+template <class T, class Solver>
+class solve_adapter : public event_timer {
+ public:
+  solve_adapter(const problem& p, cuda::context& ctx, cusolver_api api) : event_timer(ctx), watch_(p.row), p_(p) {
+    const auto nn = static_cast<std::size_t>(p.n) * static_cast<std::size_t>(p.n);
+    const auto nk = static_cast<std::size_t>(p.n) * static_cast<std::size_t>(p.nrhs);
+    // Everything this row will hold on the device, checked before anything is allocated.
+    cuda::require_device_memory((2 * nn + 2 * nk) * sizeof(T) + Solver::query(ctx, p.n, api).device_bytes +
+                                4 * static_cast<std::size_t>(p.n) * sizeof(double));
+    a0_ = device_buffer<T>(nn);
+    a_ = device_buffer<T>(nn);
+    b0_ = device_buffer<T>(nk);
+    b_ = device_buffer<T>(nk);
+    cuda::generate_matrix(a0_.data(), p.kind, p.n, p.seed, ctx.stream());
+    cuda::generate_rhs(b0_.data(), p.n, p.nrhs, p.seed, ctx.stream());
+    solver_.emplace(ctx, p.n, p.nrhs, api);
+  }
+  void restore(bool a, bool b) {
+    if (a) copy_on_device(ctx_.stream(), a_.data(), a0_.data(), a_.size_bytes());
+    if (b) copy_on_device(ctx_.stream(), b_.data(), b0_.data(), b_.size_bytes());
+  }
+  void factor() { solver_->factor(a_.data()); }
+  void solve() { solver_->solve(a_.data(), b_.data()); }
+  void check_info() const { solver_->check_info(); }
+  double residual() { return cuda::hpl_scaled_residual(a0_.data(), b_.data(), b0_.data(), p_.n, p_.nrhs, ctx_.stream()); }
+  void add_counters(benchmark::State& state) const { add_solve_counters(state, p_); }
+
+ private:
+  device_memory_watch watch_;
+  problem p_;
+  device_buffer<T> a0_, a_, b0_, b_;
+  std::optional<Solver> solver_;
+};
+
+// Where A and b start and x ends for the transfer-inclusive rows.
+enum class host_memory { pinned, pageable };
+
+// Host copies of A, b and x, pinned (cudaMallocHost) or pageable (plain vectors).
+template <class T>
+class host_side {
+ public:
+  host_side(host_memory where, const host_matrix<T>& a, const host_matrix<T>& b)
+      : pinned_(where == host_memory::pinned) {
+    if (pinned_) {
+      pa_ = cuda::pinned_buffer<T>(a.size());
+      pb_ = cuda::pinned_buffer<T>(b.size());
+      px_ = cuda::pinned_buffer<T>(b.size());
+      std::copy(a.data(), a.data() + a.size(), pa_.data());
+      std::copy(b.data(), b.data() + b.size(), pb_.data());
+    } else {
+      a_ = a;
+      b_ = b;
+      x_ = host_matrix<T>(b.rows(), b.cols());
+    }
+  }
+  const T* a() const { return pinned_ ? pa_.data() : a_.data(); }
+  const T* b() const { return pinned_ ? pb_.data() : b_.data(); }
+  T* x() { return pinned_ ? px_.data() : x_.data(); }
+
+ private:
+  bool pinned_;
+  cuda::pinned_buffer<T> pa_, pb_, px_;
+  host_matrix<T> a_, b_, x_;
+};
+
+// What a caller with A and b in host memory pays: the timed region starts with the copies
+// of A and b to the device and ends with the copy of x back; counters say how much of it
+// was copying.
+template <class T, class Solver>
+class transfer_adapter {
+ public:
+  transfer_adapter(const problem& p, cuda::context& ctx, cusolver_api api, host_memory where)
+      : watch_(p.row), ctx_(ctx), p_(p) {
+    const auto nn = static_cast<std::size_t>(p.n) * static_cast<std::size_t>(p.n);
+    const auto nk = static_cast<std::size_t>(p.n) * static_cast<std::size_t>(p.nrhs);
+    cuda::require_device_memory((nn + 2 * nk) * sizeof(T) + Solver::query(ctx, p.n, api).device_bytes +
+                                4 * static_cast<std::size_t>(p.n) * sizeof(double));
+    require_host_memory((nn + 3 * nk) * sizeof(T) * 2);
+    a_ = device_buffer<T>(nn);
+    b_ = device_buffer<T>(nk);
+    b0_ = device_buffer<T>(nk);
+    host_.emplace(where, generate_matrix<T>(p.kind, p.n, p.seed), generate_rhs<T>(p.n, p.nrhs, p.seed));
+    solver_.emplace(ctx, p.n, p.nrhs, api);
+  }
+  void restore(bool, bool) {}  // the timed region uploads A and b afresh
+  void start() {
+    const cudaStream_t s = ctx_.stream();
+    start_.record(s);
+    upload(a_.data(), host_->a(), a_.size());
+    upload(b_.data(), host_->b(), b_.size());
+    uploaded_.record(s);
+  }
+  void factor() { solver_->factor(a_.data()); }
+  void solve() { solver_->solve(a_.data(), b_.data()); }
+  double stop() {
+    const cudaStream_t s = ctx_.stream();
+    solved_.record(s);
+    SB_CUDA_CHECK(cudaMemcpyAsync(host_->x(), b_.data(), b_.size_bytes(), cudaMemcpyDeviceToHost, s));
+    stop_.record(s);
+    const double total = cuda::seconds_between(start_, stop_);
+    transfer_seconds_ += cuda::seconds_between(start_, uploaded_) + cuda::seconds_between(solved_, stop_);
+    total_seconds_ += total;
+    ++runs_;
+    return total;
+  }
+  void check_info() const { solver_->check_info(); }
+  // The answer the caller received: host x against the host A and b, checked on the device.
+  double residual() {
+    upload(a_.data(), host_->a(), a_.size());
+    upload(b_.data(), host_->x(), b_.size());
+    upload(b0_.data(), host_->b(), b0_.size());
+    return cuda::hpl_scaled_residual(a_.data(), b_.data(), b0_.data(), p_.n, p_.nrhs, ctx_.stream());
+  }
+  void add_counters(benchmark::State& state) const {
+    add_solve_counters(state, p_);
+    if (transfer_seconds_ > 0) {
+      const double bytes = static_cast<double>((a_.size() + 2 * b_.size()) * sizeof(T)) * static_cast<double>(runs_);
+      state.counters["xfer_GB/s"] = bytes / transfer_seconds_ / 1e9;
+      state.counters["xfer_share"] = transfer_seconds_ / total_seconds_;
+    }
+  }
+
+ private:
+  void upload(T* dst, const T* src, std::size_t count) {
+    SB_CUDA_CHECK(cudaMemcpyAsync(dst, src, count * sizeof(T), cudaMemcpyHostToDevice, ctx_.stream()));
+  }
+
+  device_memory_watch watch_;
+  cuda::context& ctx_;
+  problem p_;
+  device_buffer<T> a_, b_, b0_;
+  std::optional<host_side<T>> host_;
+  std::optional<Solver> solver_;
+  cuda::event start_, uploaded_, solved_, stop_;
+  double transfer_seconds_ = 0, total_seconds_ = 0;
+  std::int64_t runs_ = 0;
+};
+
+// C = A B with cuBLAS ?gemm: the ceiling each solve is held against.
+template <class T>
+class gemm_adapter : public event_timer {
+ public:
+  gemm_adapter(const problem& p, cuda::context& ctx) : event_timer(ctx), watch_(p.row), p_(p) {
+    const auto nn = static_cast<std::size_t>(p.n) * static_cast<std::size_t>(p.n);
+    cuda::require_device_memory(3 * nn * sizeof(T) + 4 * static_cast<std::size_t>(p.n) * sizeof(double));
+    a_ = device_buffer<T>(nn);
+    b_ = device_buffer<T>(nn);
+    c_ = device_buffer<T>(nn);
+    cuda::generate_matrix(a_.data(), matrix_kind::uniform, p.n, p.seed, ctx.stream());
+    cuda::generate_matrix(b_.data(), matrix_kind::uniform, p.n, p.seed + 1, ctx.stream());
+  }
+  void restore(bool, bool) {}
+  void multiply() { cuda::gemm(ctx_, p_.n, a_.data(), b_.data(), c_.data()); }
+  void check_info() const {}
+  double residual() { return cuda::gemm_scaled_residual(a_.data(), b_.data(), c_.data(), p_.n, ctx_.stream()); }
+  void add_counters(benchmark::State& state) const { state.counters["n"] = static_cast<double>(p_.n); }
+
+ private:
+  device_memory_watch watch_;
+  problem p_;
+  device_buffer<T> a_, b_, c_;
+};
+
+// Mixed precision: cusolverDnIRSXgesv, fp64 in and out, A factored in a lower precision and
+// x refined to fp64 accuracy; the iteration count and any fallback to fp64 are reported.
+class irs_adapter : public event_timer {
+ public:
+  irs_adapter(const problem& p, cuda::context& ctx, const cuda::irs_options& irs)
+      : event_timer(ctx), watch_(p.row), p_(p) {
+    const auto un = static_cast<std::size_t>(p.n);
+    cuda::require_device_memory((2 * un * un + 3 * un) * sizeof(double) + cuda::irs_solver::query(ctx, p.n, 1, irs) +
+                                4 * un * sizeof(double));
+    a0_ = device_buffer<double>(un * un);
+    a_ = device_buffer<double>(un * un);
+    b0_ = device_buffer<double>(un);
+    b_ = device_buffer<double>(un);
+    x_ = device_buffer<double>(un);
+    cuda::generate_matrix(a0_.data(), p.kind, p.n, p.seed, ctx.stream());
+    cuda::generate_rhs(b0_.data(), p.n, 1, p.seed, ctx.stream());
+    irs_.emplace(ctx, p.n, 1, irs);
+  }
+  void restore(bool, bool) {
+    copy_on_device(ctx_.stream(), a_.data(), a0_.data(), a_.size_bytes());
+    copy_on_device(ctx_.stream(), b_.data(), b0_.data(), b_.size_bytes());
+    irs_->prepare();  // a fresh infos object for the next solve
+  }
+  void factor_and_solve() { irs_->solve(a_.data(), b_.data(), x_.data()); }
+  double stop() {
+    const double t = event_timer::stop();
+    last_ = irs_->outcome();
+    fell_back_ = fell_back_ || last_.fell_back;
+    return t;
+  }
+  void check_info() const { irs_->check_info(); }
+  double residual() {
+    const double resid = cuda::hpl_scaled_residual(a0_.data(), x_.data(), b0_.data(), p_.n, 1, ctx_.stream());
+    if (!(resid < residual_threshold)) irs_->diagnose(a_.data(), a0_.data());  // singular: say so
+    return resid;
+  }
+  void add_counters(benchmark::State& state) const {
+    state.counters["n"] = static_cast<double>(p_.n);
+    state.counters["niters"] = last_.niters;
+    state.counters["outer_iters"] = last_.outer_niters;
+    state.counters["fell_back"] = fell_back_ ? 1 : 0;
+  }
+
+ private:
+  device_memory_watch watch_;
+  problem p_;
+  device_buffer<double> a0_, a_, b0_, b_, x_;
+  std::optional<cuda::irs_solver> irs_;
+  cuda::irs_result last_;
+  bool fell_back_ = false;
+};
+
+// What both batch adapters hold: a strided batch of n x n systems (system s generated with
+// seed + s) and its untouched copy, restored before each call.
+template <class T>
+class batch_buffers : public event_timer {
+ public:
+  batch_buffers(const problem& p, cuda::context& ctx, std::size_t solver_device_bytes)
+      : event_timer(ctx), watch_(p.row), p_(p) {
+    const auto nn = static_cast<std::size_t>(p.n * p.n), un = static_cast<std::size_t>(p.n),
+               total = static_cast<std::size_t>(p.count);
+    cuda::require_device_memory(2 * (nn + un) * total * sizeof(T) + (un + 3) * total * sizeof(std::int64_t) +
+                                solver_device_bytes + total * sizeof(double));
+    a0_ = device_buffer<T>(nn * total);
+    a_ = device_buffer<T>(nn * total);
+    b0_ = device_buffer<T>(un * total);
+    b_ = device_buffer<T>(un * total);
+    cuda::generate_matrix_batch(a0_.data(), p.kind, p.n, p.count, p.seed, ctx.stream());
+    cuda::generate_rhs_batch(b0_.data(), p.n, p.count, p.seed, ctx.stream());
+  }
+  void restore(bool, bool) {
+    copy_on_device(ctx_.stream(), a_.data(), a0_.data(), a_.size_bytes());
+    copy_on_device(ctx_.stream(), b_.data(), b0_.data(), b_.size_bytes());
+  }
+  double residual() {
+    const auto worst =
+        cuda::batched_hpl_scaled_residual(a0_.data(), b_.data(), b0_.data(), p_.n, p_.count, ctx_.stream());
+    worst_index_ = worst.worst_index;
+    check_residual(p_.row + " (worst system " + std::to_string(worst.worst_index) + ")", worst.worst);
+    return worst.worst;
+  }
+  void add_counters(benchmark::State& state) const { add_batch_counters(state, p_.n, p_.count, worst_index_); }
+
+ protected:
+  device_memory_watch watch_;
+  problem p_;
+  device_buffer<T> a0_, a_, b0_, b_;
+  std::int64_t worst_index_ = 0;
+};
+
+// The whole batch in one call each for factor and solve: Batched is cuda::batched_lu<T>
+// (cuBLAS) or cuda::batched_cholesky<T> (cuSOLVER).
+template <class T, class Batched>
+class batched_adapter : public batch_buffers<T> {
+ public:
+  batched_adapter(const problem& p, cuda::context& ctx) : batch_buffers<T>(p, ctx, 0) {
+    batched_.emplace(ctx, this->a_.data(), this->b_.data(), p.n, p.count);
+  }
+  void factor() { batched_->factor(); }
+  void solve() { batched_->solve(); }
+  void check_info() const { batched_->check_info(); }
+
+ private:
+  std::optional<Batched> batched_;
+};
+
+// The naive way: one cuSOLVER getrf + getrs launch pair per system.
+template <class T>
+class loop_adapter : public batch_buffers<T> {
+ public:
+  loop_adapter(const problem& p, cuda::context& ctx)
+      : batch_buffers<T>(p, ctx, cuda::lu_solver<T>::query(ctx, p.n, cusolver_api::generic64).device_bytes) {
+    solver_.emplace(ctx, p.n, 1);
+  }
+  void factor_and_solve() {
+    const std::int64_t n = this->p_.n;
+    for (std::int64_t k = 0; k < this->p_.count; ++k) {
+      T* a = this->a_.data() + k * n * n;
+      solver_->factor(a);
+      solver_->solve(a, this->b_.data() + k * n);
+    }
+  }
+  void check_info() const { solver_->check_info(); }  // the last system's; the residual checks every system
+
+ private:
+  std::optional<cuda::lu_solver<T>> solver_;
+};
+
+}  // namespace solvebench::bench::gpu

@@ -1,0 +1,115 @@
+// Multi-GPU rows: cusolverMg getrf + getrs and potrf + potrs with A in column tiles over G
+// devices, generated on each device from global indices (no host copy of a matrix that may
+// not fit one GPU), the residual computed without gathering A.
+// Rows: MGPU/dgesv/n:N/nrhs:K/gpus:G/tile:T (and dposv, and s).
+#include "mgpu/mgpu_rows.hpp"
+
+#include <chrono>
+#include <map>
+#include <memory>
+
+#include "core/harness.hpp"
+#include "solvebench/cusolver_mg.hpp"
+#include "solvebench/nvml.hpp"
+
+namespace solvebench::bench::mgpu {
+namespace {
+
+namespace mg = cuda::mg;
+
+// One Mg context per GPU count, made on the first row that needs it and kept for the run, so
+// handle creation never lands in a timed region.
+std::map<int, std::unique_ptr<mg::context>>& contexts() {
+  static std::map<int, std::unique_ptr<mg::context>> by_count;
+  return by_count;
+}
+mg::context& context_for(int gpus) {
+  auto& slot = contexts()[gpus];
+  if (!slot) slot = std::make_unique<mg::context>(mg::first_devices(gpus));
+  return *slot;
+}
+
+// The Mg calls block and run on the library's own streams, so CUDA events on one stream
+// cannot time them: the timed region is a host clock between two synchronisations of every
+// device. Restoring A and B regenerates them on each device (untimed): no copy of A is kept,
+// which is what lets n reach past one GPU's memory.
+template <class T>
+class adapter {
+ public:
+  adapter(const problem& p, int gpus, std::int64_t tile)
+      : p_(p), ctx_(context_for(gpus)), system_(ctx_, p.op->family, p.n, p.nrhs, tile), tile_(tile) {}
+  void restore(bool, bool) { system_.generate(p_.kind, p_.seed); }
+  void start() {
+    ctx_.synchronize();
+    t0_ = std::chrono::steady_clock::now();
+  }
+  void factor() { system_.factor(); }
+  void solve() { system_.solve(); }
+  double stop() {
+    ctx_.synchronize();
+    return seconds_since(t0_);
+  }
+  void check_info() const {}  // Mg returns info on the host: factor() and solve() have thrown already
+  double residual() const { return system_.scaled_residual(); }
+  void add_counters(benchmark::State& state) const {
+    state.counters["n"] = static_cast<double>(p_.n);
+    state.counters["nrhs"] = static_cast<double>(p_.nrhs);
+    state.counters["gpus"] = ctx_.device_count();
+    state.counters["tile"] = static_cast<double>(tile_);
+  }
+
+ private:
+  problem p_;
+  mg::context& ctx_;
+  mg::linear_system<T> system_;
+  std::int64_t tile_;
+  std::chrono::steady_clock::time_point t0_;
+};
+
+template <class T>
+void add(const row_spec& spec, const operation& op, const common_options& opt, int gpus, std::int64_t tile) {
+  const problem p = make_problem(spec, op, opt.kind, opt.seed);
+  register_row(spec, [p, gpus, tile] { return std::make_unique<solve_fixture<adapter<T>>>(p, gpus, tile); });
+}
+
+}  // namespace
+
+registration register_rows(const common_options& opt, const mgpu_options& mgpu) {
+  registration out;
+  if (mgpu.sizes.empty()) return out;
+  std::string why;
+  const int present = cuda::device_count(&why);
+  if (present == 0) {
+    out.notes.push_back("MGPU rows not registered: " + why);
+    return out;
+  }
+  std::vector<std::int64_t> gpus = mgpu.gpus;
+  if (gpus.empty())
+    for (int g = 1; g <= present; ++g) gpus.push_back(g);
+  std::vector<int> all;
+  for (int d = 0; d < present; ++d) all.push_back(d);
+  out.context = mg::topology_facts(mg::query_topology(all));
+  if (const nvml::session s; s.available()) out.context.emplace_back("mgpu_links", nvml::link_topology(s, all));
+
+  for_each_precision(opt.precisions, [&](auto precision) {
+    using T = typename decltype(precision)::type;
+    for (const operation* op : {&ops::gesv, &ops::posv})
+      for (auto n : mgpu.sizes)
+        for (auto k : opt.nrhs)
+          for (auto g : gpus)
+            for (auto tile : mgpu.tiles) {
+              if (g > present) continue;
+              add<T>(row_spec::of<T>("MGPU", *op).add("n", n).add("nrhs", k).add("gpus", g).add("tile", tile), *op,
+                     opt, static_cast<int>(g), tile);
+            }
+  });
+  for (auto g : gpus)
+    if (g > present)
+      out.notes.push_back("MGPU rows with gpus:" + std::to_string(g) + " not registered: " + std::to_string(present) +
+                          " CUDA device(s) present");
+  return out;
+}
+
+void release() { contexts().clear(); }
+
+}  // namespace solvebench::bench::mgpu

@@ -1,0 +1,44 @@
+// What the hardware did around one row's timed loop: energy (RAPL on the CPU, NVML on the
+// GPU), and on the GPU the SM clock, throttle reasons and other processes. Backend-neutral:
+// the row runner calls begin() before the loop and end() after it, then adds counters().
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace solvebench {
+
+class row_monitor {
+ public:
+  virtual ~row_monitor() = default;
+  // Read the counters right before and right after the timed loop (device work finished:
+  // synchronise first, or the GPU is still drawing power for the loop after end()).
+  virtual void begin() = 0;
+  virtual void end() = 0;
+  // Named counters for the row (Google Benchmark counters): only those that could be read.
+  virtual std::vector<std::pair<std::string, double>> counters(double flops_per_iteration,
+                                                               long long iterations) const = 0;
+  // Empty when every counter was read; else one sentence per missing counter ("; "-joined),
+  // for the run to print once rather than once per row.
+  virtual std::string unavailable_reason() const = 0;
+};
+
+// CPU rows: package (and DRAM) energy from RAPL under `powercap_root`. Make one per run and
+// reuse it for every row; it never throws for missing or unreadable RAPL (see unavailable_reason).
+std::unique_ptr<row_monitor> make_cpu_row_monitor(const std::string& powercap_root = "/sys/class/powercap");
+
+// GPU rows, CUDA builds only (defined in lib/src/cuda): NVML's SM clock, clock-event (throttle)
+// reasons, other compute processes and energy of this CUDA device. Make one per run and device:
+// NVML's initialisation is not free. Never throws for a missing driver or counter.
+std::unique_ptr<row_monitor> make_gpu_row_monitor(int cuda_device);
+
+// "J/solve" and "GFLOP/J" from the energy a loop of `iterations` used. Nothing when the
+// counter did not move (joules <= 0) or there were no iterations: a loop shorter than the
+// counter's update period reads as 0 J, and 0 J/solve (infinite GFLOP/J) would be a false
+// number, not a small one.
+std::vector<std::pair<std::string, double>> energy_counters(double joules, double flops_per_iteration,
+                                                            long long iterations);
+
+}  // namespace solvebench

@@ -1,0 +1,351 @@
+// NVML reader: the absent-driver path (this machine, CI), the present-driver paths against a
+// fake libnvidia-ml, the PCIe formula, and on a real GPU: clocks, and energy that grows with work.
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <iostream>
+#include <map>
+#include <random>
+#include <vector>
+
+#include "gpu_test.hpp"
+#include "solvebench/cusolver.hpp"
+#include "solvebench/errors.hpp"
+#include "solvebench/nvml.hpp"
+#include "solvebench/row_monitor.hpp"
+
+namespace sb = solvebench;
+namespace nvml = solvebench::nvml;
+namespace cuda = solvebench::cuda;
+
+namespace {
+std::map<std::string, double> as_map(const std::vector<std::pair<std::string, double>>& counters) {
+  return {counters.begin(), counters.end()};
+}
+}  // namespace
+
+// ---- no driver ------------------------------------------------------------------------------
+
+TEST(NvmlAbsent, MissingLibraryGivesTheReasonAndEmptySamples) {
+  nvml::session s("libnvidia-ml-not-on-any-machine.so.1");
+  EXPECT_FALSE(s.available());
+  const std::string reason = "NVML not available: libnvidia-ml-not-on-any-machine.so.1 not found (no NVIDIA driver?)";
+  EXPECT_EQ(s.unavailable_reason(), reason);
+  std::string why;
+  EXPECT_FALSE(s.device_by_bus_id("0000:17:00.0", &why));
+  EXPECT_EQ(why, reason);
+  const nvml::gpu_sample sample = s.sample(nvml::device{});
+  EXPECT_FALSE(sample.sm_clock_mhz || sample.clocks_event_reasons || sample.other_processes || sample.energy_mj);
+  EXPECT_EQ(sample.missing, std::vector<std::string>{reason});
+
+  auto monitor = nvml::make_gpu_row_monitor(std::move(s), "0000:17:00.0");
+  monitor->begin();
+  monitor->end();
+  EXPECT_TRUE(monitor->counters(1e9, 10).empty());
+  EXPECT_EQ(monitor->unavailable_reason(), reason);
+}
+
+TEST(NvmlAbsent, NoDriverOnThisMachineIsSaidOnce) {
+  nvml::session s;
+  if (s.available()) GTEST_SKIP() << "this machine has an NVIDIA driver: the absent path is tested where there is none";
+  const std::string reason = "NVML not available: libnvidia-ml.so.1 not found (no NVIDIA driver?)";
+  EXPECT_EQ(s.unavailable_reason(), reason);
+  EXPECT_FALSE(nvml::pcie_max_GBps(s, 0));
+  auto monitor = sb::make_gpu_row_monitor(0);
+  monitor->begin();
+  monitor->end();
+  EXPECT_TRUE(monitor->counters(1e9, 10).empty());
+  EXPECT_EQ(monitor->unavailable_reason(), reason);  // one sentence, not one per counter
+  EXPECT_NE(nvml::link_topology(s, std::vector<int>{0}).find(reason), std::string::npos);
+}
+
+// ---- formulas -------------------------------------------------------------------------------
+
+TEST(NvmlFormulas, PcieBandwidthPerGeneration) {
+  EXPECT_DOUBLE_EQ(nvml::pcie_GBps(1, 16), 4.0);   // 2.5 GT/s x 8/10 x 16 / 8
+  EXPECT_DOUBLE_EQ(nvml::pcie_GBps(2, 16), 8.0);
+  EXPECT_DOUBLE_EQ(nvml::pcie_GBps(3, 16), 8.0 * 128 / 130 * 2);
+  EXPECT_DOUBLE_EQ(nvml::pcie_GBps(4, 16), 16.0 * 128 / 130 * 2);
+  EXPECT_NEAR(nvml::pcie_GBps(5, 16), 63.0, 0.02);  // an H100/H200's host link
+  EXPECT_DOUBLE_EQ(nvml::pcie_GBps(6, 16), 64.0 * 242 / 256 * 2);
+  EXPECT_DOUBLE_EQ(nvml::pcie_GBps(4, 8), nvml::pcie_GBps(4, 16) / 2);
+  EXPECT_THROW(nvml::pcie_GBps(0, 16), sb::invalid_argument);
+  EXPECT_THROW(nvml::pcie_GBps(7, 16), sb::invalid_argument);
+  EXPECT_THROW(nvml::pcie_GBps(4, 0), sb::invalid_argument);
+}
+
+TEST(NvmlFormulas, ClocksEventReasonsByName) {
+  EXPECT_EQ(nvml::describe_clocks_event_reasons(0), "none");
+  EXPECT_EQ(nvml::describe_clocks_event_reasons(0x4 | 0x40), "sw_power_cap|hw_thermal_slowdown");
+  EXPECT_EQ(nvml::describe_clocks_event_reasons(0x1 | 0x1000), "gpu_idle|0x1000");
+  EXPECT_FALSE(nvml::clocks_event::throttling & nvml::clocks_event::gpu_idle);
+  EXPECT_TRUE(nvml::clocks_event::throttling & nvml::clocks_event::hw_power_brake_slowdown);
+}
+
+TEST(NvmlFormulas, OtherProcessesCountThisOneOut) {
+  EXPECT_EQ(nvml::count_other_processes({}, 100), 0u);
+  EXPECT_EQ(nvml::count_other_processes({100}, 100), 0u);
+  EXPECT_EQ(nvml::count_other_processes({7, 100, 9}, 100), 2u);
+  // In a container NVML gives host pids: ours is not among them, but one of them is us.
+  EXPECT_EQ(nvml::count_other_processes({31337}, 100), 0u);
+  EXPECT_EQ(nvml::count_other_processes({31337, 31338}, 100), 1u);
+}
+
+TEST(NvmlFormulas, PciBusIdsCompareAsAddresses) {
+  EXPECT_TRUE(nvml::same_pci_function("0000:17:00.0", "00000000:17:00.0"));  // CUDA's vs NVML's spelling
+  EXPECT_TRUE(nvml::same_pci_function("0000:af:00.0", "00000000:AF:00.0"));
+  EXPECT_TRUE(nvml::same_pci_function("17:00.0", "0000:17:00.0"));
+  EXPECT_FALSE(nvml::same_pci_function("0000:17:00.0", "0000:18:00.0"));
+  EXPECT_FALSE(nvml::same_pci_function("0001:17:00.0", "0000:17:00.0"));
+  nvml::nvlink_summary s;
+  s.remote_gpu_bus_ids = {"00000000:0B:00.0", "00000000:0B:00.0", "00000000:0C:00.0"};
+  EXPECT_EQ(nvml::nvlinks_to(s, "0000:0b:00.0"), 2u);
+  EXPECT_EQ(nvml::nvlinks_to(s, "0000:0d:00.0"), 0u);
+}
+
+// ---- a driver's NVML, faked -----------------------------------------------------------------
+
+class FakeNvml : public ::testing::Test {
+ protected:
+  static int open_sessions() {
+    void* lib = dlopen(SB_FAKE_NVML, RTLD_NOW | RTLD_NOLOAD);
+    if (!lib) return -1;
+    auto count = reinterpret_cast<int (*)()>(dlsym(lib, "fake_nvml_open_sessions"));
+    const int n = count ? count() : -1;
+    dlclose(lib);
+    return n;
+  }
+};
+
+TEST_F(FakeNvml, SessionInitialisesAndShutsDownOnce) {
+  {
+    nvml::session a(SB_FAKE_NVML);
+    ASSERT_TRUE(a.available()) << a.unavailable_reason();
+    EXPECT_EQ(open_sessions(), 1);
+    nvml::session b(std::move(a));
+    EXPECT_EQ(open_sessions(), 1);  // moved, not initialised again
+    EXPECT_FALSE(a.available());   // NOLINT(bugprone-use-after-move): the moved-from state is the point
+    {
+      nvml::session c(SB_FAKE_NVML);
+      EXPECT_EQ(open_sessions(), 2);
+      b = std::move(c);  // b's own session ends, c's lives on in b
+      EXPECT_EQ(open_sessions(), 1);
+    }
+    EXPECT_EQ(open_sessions(), 1);
+  }
+  EXPECT_EQ(open_sessions(), 0);
+}
+
+TEST_F(FakeNvml, SampleReadsEveryCounter) {
+  const nvml::session s(SB_FAKE_NVML);
+  std::string why;
+  const auto d = s.device_by_bus_id("0000:0a:00.0", &why);  // CUDA's spelling
+  ASSERT_TRUE(d) << why;
+  const nvml::gpu_sample first = s.sample(*d);
+  EXPECT_TRUE(first.missing.empty()) << first.missing.front();
+  EXPECT_EQ(first.sm_clock_mhz, 1980u);
+  EXPECT_EQ(first.clocks_event_reasons, nvml::clocks_event::sw_power_cap);  // through the pre-12.2 name
+  EXPECT_EQ(first.other_processes, 2u);  // three on the device, one of them this test
+  ASSERT_TRUE(first.energy_mj);
+  const nvml::gpu_sample second = s.sample(*d);
+  ASSERT_TRUE(second.energy_mj);
+  EXPECT_EQ(*second.energy_mj - *first.energy_mj, 2500u);
+}
+
+TEST_F(FakeNvml, MissingCountersSayWhy) {
+  const nvml::session s(SB_FAKE_NVML);
+  const auto d = s.device_by_bus_id("00000000:0B:00.0");
+  ASSERT_TRUE(d);
+  const nvml::gpu_sample sample = s.sample(*d);
+  EXPECT_FALSE(sample.sm_clock_mhz);
+  EXPECT_FALSE(sample.energy_mj);
+  EXPECT_EQ(sample.other_processes, 0u);
+  EXPECT_EQ(sample.clocks_event_reasons, nvml::clocks_event::gpu_idle);
+  EXPECT_EQ(sample.missing, (std::vector<std::string>{"SM clock not readable: Not Supported (3)",
+                                                      "total energy counter not supported on this GPU: Not Supported (3)"}));
+  std::string why;
+  EXPECT_FALSE(s.device_by_bus_id("0000:99:00.0", &why));
+  EXPECT_EQ(why, "NVML has no device at PCI bus id 0000:99:00.0: Not Found (6)");
+}
+
+TEST_F(FakeNvml, PcieAndNvlinkTopology) {
+  const nvml::session s(SB_FAKE_NVML);
+  const auto d0 = s.device_by_bus_id("0000:0a:00.0"), d1 = s.device_by_bus_id("0000:0b:00.0");
+  ASSERT_TRUE(d0 && d1);
+  const auto max = s.pcie_max_link(*d0), now = s.pcie_current_link(*d0);
+  ASSERT_TRUE(max && now);
+  EXPECT_EQ(max->generation, 5u);
+  EXPECT_EQ(max->width, 16u);
+  EXPECT_EQ(now->generation, 1u);  // idle links drop to gen 1: why the ceiling uses the maximum
+  const auto l0 = s.nvlinks(*d0), l1 = s.nvlinks(*d1);
+  ASSERT_TRUE(l0 && l1);
+  EXPECT_EQ(l0->links_up, 4u);
+  EXPECT_EQ(nvml::nvlinks_to(*l0, "0000:0b:00.0"), 4u);
+  EXPECT_EQ(l1->links_up, 6u);
+  EXPECT_EQ(l1->to_switch, 2u);
+  EXPECT_EQ(nvml::nvlinks_to(*l1, "0000:0a:00.0"), 4u);
+
+  const std::vector<nvml::gpu_endpoint> gpus = {{0, "0000:0a:00.0"}, {1, "0000:0b:00.0"}};
+  EXPECT_EQ(nvml::link_topology(s, gpus, [](int, int) { return true; }),
+            "GPU0 0000:0a:00.0: PCIe gen1 x16 (max gen5 x16, 63.0 GB/s one way), NVLink 4 up; "
+            "GPU1 0000:0b:00.0: PCIe gen4 x8 (max gen4 x8, 15.8 GB/s one way), NVLink 6 up (2 to NVSwitch); "
+            "0-1: peer, NVLink x4");
+  EXPECT_NE(nvml::link_topology(s, gpus, [](int, int) { return false; }).find("0-1: no peer, NVLink x4"),
+            std::string::npos);
+}
+
+TEST_F(FakeNvml, RowMonitorCounters) {
+  auto monitor = nvml::make_gpu_row_monitor(nvml::session(SB_FAKE_NVML), "0000:0a:00.0");
+  monitor->begin();
+  monitor->end();
+  const auto c = as_map(monitor->counters(1e10, 5));
+  EXPECT_EQ(monitor->unavailable_reason(), "");
+  EXPECT_EQ(c.at("sm_clock_start_MHz"), 1980);
+  EXPECT_EQ(c.at("sm_clock_end_MHz"), 1980);
+  EXPECT_EQ(c.at("throttle_start"), 4);
+  EXPECT_EQ(c.at("throttle_end"), 4);
+  EXPECT_EQ(c.at("other_processes"), 2);
+  EXPECT_DOUBLE_EQ(c.at("J/solve"), 0.5);   // 2.5 J over 5 iterations
+  EXPECT_DOUBLE_EQ(c.at("GFLOP/J"), 20.0);  // 10 GFLOP per 0.5 J
+
+  auto partial = nvml::make_gpu_row_monitor(nvml::session(SB_FAKE_NVML), "0000:0b:00.0");
+  partial->begin();
+  partial->end();
+  const auto p = as_map(partial->counters(1e10, 5));
+  EXPECT_EQ(p.count("J/solve"), 0u);
+  EXPECT_EQ(p.count("sm_clock_start_MHz"), 0u);
+  EXPECT_EQ(p.at("other_processes"), 0);
+  EXPECT_EQ(partial->unavailable_reason(),
+            "SM clock not readable: Not Supported (3); total energy counter not supported on this GPU: Not Supported (3)");
+}
+
+// ---- a real GPU -----------------------------------------------------------------------------
+
+class NvmlOnGpu : public GpuTest {
+ protected:
+  void SetUp() override {
+    GpuTest::SetUp();
+    if (IsSkipped()) return;
+    session_ = std::make_unique<nvml::session>();
+    ASSERT_TRUE(session_->available()) << session_->unavailable_reason();
+    std::string why;
+    device_ = session_->device_for_cuda(0, &why);
+    ASSERT_TRUE(device_) << why;
+  }
+  std::unique_ptr<nvml::session> session_;
+  std::optional<nvml::device> device_;
+};
+
+// n x n dgemm on device-resident random matrices (zeros would draw less power than real data).
+class gemm_work {
+ public:
+  static constexpr std::int64_t n = 4096;
+  gemm_work() : a_(n * n), b_(n * n), c_(n * n) {
+    std::vector<double> host(static_cast<std::size_t>(n * n));
+    std::mt19937_64 rng(42);
+    std::uniform_real_distribution<double> u(-1, 1);
+    for (auto& v : host) v = u(rng);
+    SB_CUDA_CHECK(cudaMemcpy(a_.data(), host.data(), a_.size_bytes(), cudaMemcpyHostToDevice));
+    SB_CUDA_CHECK(cudaMemcpy(b_.data(), host.data(), b_.size_bytes(), cudaMemcpyHostToDevice));
+  }
+  void run(long long times) {
+    for (long long i = 0; i < times; ++i) cuda::gemm<double>(ctx_, n, a_.data(), b_.data(), c_.data());
+    ctx_.synchronize();
+  }
+  // Iterations that keep the GPU busy for about `seconds` (after a warm-up that lets the clocks
+  // and the power draw settle).
+  long long iterations_for(double seconds) {
+    run(20);
+    const auto t0 = std::chrono::steady_clock::now();
+    run(20);
+    const double per = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / 20;
+    long long warm = static_cast<long long>(0.5 / per) + 1;
+    run(warm);
+    return static_cast<long long>(std::ceil(seconds / per));
+  }
+  static double flops() { return 2.0 * static_cast<double>(n) * n * n; }
+
+ private:
+  cuda::context ctx_;
+  cuda::device_buffer<double> a_, b_, c_;
+};
+
+TEST_F(NvmlOnGpu, SampleReadsClockAndEnergy) {
+  const nvml::gpu_sample s = session_->sample(*device_);
+  for (const auto& m : s.missing) ADD_FAILURE() << m;
+  ASSERT_TRUE(s.sm_clock_mhz);
+  EXPECT_GT(*s.sm_clock_mhz, 0u);
+  ASSERT_TRUE(s.energy_mj);
+  EXPECT_GT(*s.energy_mj, 0u);
+  EXPECT_TRUE(s.clocks_event_reasons);
+  EXPECT_TRUE(s.other_processes);
+  std::cout << "SM clock " << *s.sm_clock_mhz << " MHz, clock events "
+            << nvml::describe_clocks_event_reasons(s.clocks_event_reasons.value_or(0)) << ", other processes "
+            << s.other_processes.value_or(0) << ", energy " << *s.energy_mj << " mJ since driver load\n";
+}
+
+TEST_F(NvmlOnGpu, EnergyDoublesWithTwiceTheWork) {
+  gemm_work work;
+  // 1 s and 2 s of dgemm: far above the counter's update period, so its granularity is a few
+  // percent of each loop, not enough to move the ratio out of [1.5, 2.6].
+  const long long n_iter = work.iterations_for(1.0);
+  auto energy = [&] {
+    const auto e = session_->sample(*device_).energy_mj;
+    EXPECT_TRUE(e);
+    return static_cast<double>(e.value_or(0));
+  };
+  const double e0 = energy();
+  work.run(n_iter);
+  const double e1 = energy();
+  work.run(2 * n_iter);
+  const double e2 = energy();
+  const double once = e1 - e0, twice = e2 - e1;
+  std::cout << n_iter << " dgemm (n=" << gemm_work::n << "): " << once / 1e3 << " J; " << 2 * n_iter << ": "
+            << twice / 1e3 << " J; ratio " << twice / once << "\n";
+  EXPECT_GT(once, 0);
+  EXPECT_GT(twice / once, 1.5);
+  EXPECT_LT(twice / once, 2.6);
+}
+
+TEST_F(NvmlOnGpu, RowMonitorAroundAGemmLoop) {
+  gemm_work work;
+  const long long iterations = work.iterations_for(0.5);
+  auto monitor = sb::make_gpu_row_monitor(0);
+  monitor->begin();
+  work.run(iterations);
+  monitor->end();
+  EXPECT_EQ(monitor->unavailable_reason(), "");
+  const auto c = as_map(monitor->counters(gemm_work::flops(), iterations));
+  for (const auto& [name, value] : c) std::cout << name << " = " << value << "\n";
+  EXPECT_GT(c.at("sm_clock_start_MHz"), 0);
+  EXPECT_GT(c.at("sm_clock_end_MHz"), 0);
+  EXPECT_EQ(c.count("throttle_start"), 1u);
+  EXPECT_EQ(c.count("other_processes"), 1u);
+  EXPECT_GT(c.at("J/solve"), 0);
+  // fp64 GEMM on a datacenter GPU: tens of GFLOP/J (an H200: ~60 TFLOP/s at ~700 W).
+  EXPECT_GT(c.at("GFLOP/J"), 1);
+  EXPECT_LT(c.at("GFLOP/J"), 1000);
+}
+
+TEST_F(NvmlOnGpu, PcieCeilingAndTopology) {
+  std::string why;
+  const auto gbps = nvml::pcie_max_GBps(*session_, 0, &why);
+  ASSERT_TRUE(gbps) << why;
+  const auto max = session_->pcie_max_link(*device_);
+  ASSERT_TRUE(max);
+  EXPECT_DOUBLE_EQ(*gbps, nvml::pcie_GBps(max->generation, max->width));
+  int count = 0;
+  ASSERT_EQ(cudaGetDeviceCount(&count), cudaSuccess);
+  std::vector<int> all(static_cast<std::size_t>(count));
+  for (int i = 0; i < count; ++i) all[static_cast<std::size_t>(i)] = i;
+  const std::string topo = nvml::link_topology(*session_, all);
+  std::cout << "pcie_max_GBps " << *gbps << "; " << topo << "\n";
+  EXPECT_EQ(topo.rfind("GPU0 ", 0), 0u) << topo;
+  EXPECT_NE(topo.find("GB/s one way"), std::string::npos) << topo;
+  if (count > 1) {
+    EXPECT_NE(topo.find("0-1: "), std::string::npos) << topo;
+  }
+}

@@ -1,0 +1,285 @@
+// The verdict on synthetic runs (test/data/verdict_cases.txt): crossovers, the CPU's best path,
+// the fp64:fp32 advice, mixed precision, batched, energy, and the audit's caveats in place.
+#include "core/verdict.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+
+#include "solvebench/errors.hpp"
+#include "verdict_fixture.hpp"
+
+namespace sb = solvebench::bench;
+
+namespace {
+
+const std::map<std::string, sb::testing::verdict_case>& cases() {
+  static const auto all = [] {
+    std::map<std::string, sb::testing::verdict_case> out;
+    for (auto& c : sb::testing::read_verdict_cases(SOLVE_BENCH_VERDICT_CASES)) out.emplace(c.name, std::move(c));
+    return out;
+  }();
+  return all;
+}
+
+sb::run_verdict verdict_of(const std::string& name) {
+  const auto& c = cases().at(name);
+  return sb::make_verdict(c.run, c.findings);
+}
+
+const sb::solve_verdict& solve(const sb::run_verdict& v, const std::string& op) {
+  const auto it = std::find_if(v.solves.begin(), v.solves.end(), [&](const auto& e) { return e.op == op; });
+  if (it == v.solves.end()) throw std::runtime_error("no solve entry for " + op);
+  return *it;
+}
+
+const sb::gpu_form& form(const sb::solve_verdict& e, const std::string& backend) {
+  const auto it = std::find_if(e.forms.begin(), e.forms.end(), [&](const auto& f) { return f.backend == backend; });
+  if (it == e.forms.end()) throw std::runtime_error("no form " + backend + " for " + e.op);
+  return *it;
+}
+
+std::vector<std::string> rules(const std::vector<sb::verdict_caveat>& caveats) {
+  std::vector<std::string> out;
+  for (const auto& c : caveats) out.push_back(c.rule);
+  return out;
+}
+
+bool has_line(const sb::run_verdict& v, const std::string& text) {
+  return std::any_of(v.lines.begin(), v.lines.end(), [&](const auto& l) { return l.find(text) != std::string::npos; });
+}
+
+std::vector<sb::speedup_point> points(const std::vector<std::pair<long long, double>>& ns) {
+  std::vector<sb::speedup_point> out;
+  for (const auto& [n, s] : ns) out.push_back({n, 0, 0, s});
+  return out;
+}
+
+}  // namespace
+
+TEST(Crossover, InterpolatedInLogLog) {
+  // log s from log 0.5 to log 2 between 512 and 1024: halfway in log n, sqrt(512 * 1024) = 724.08
+  const auto c = sb::find_crossover(points({{256, 0.25}, {512, 0.5}, {1024, 2.0}, {4096, 8.0}}));
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->kind, "crossing");
+  EXPECT_EQ(c->n, 724);
+  EXPECT_TRUE(c->interpolated);
+  EXPECT_EQ(c->between, std::make_pair(512LL, 1024LL));
+}
+
+TEST(Crossover, TheLastRiseCounts) {
+  const auto c = sb::find_crossover(points({{64, 2.0}, {128, 0.5}, {256, 0.5}, {1024, 2.0}, {2048, 4.0}}));
+  EXPECT_EQ(c->kind, "crossing");
+  EXPECT_EQ(c->n, 512);
+  EXPECT_EQ(c->between, std::make_pair(256LL, 1024LL));
+  EXPECT_EQ(sb::find_crossover(points({{100, 0.5}, {200, 1.0}, {400, 3.0}}))->n, 200);
+}
+
+TEST(Crossover, AlwaysNeverAndMixed) {
+  const auto always = sb::find_crossover(points({{64, 1.0}, {128, 3.0}}));
+  EXPECT_EQ(always->kind, "gpu_always");
+  EXPECT_EQ(always->n, 64);
+  EXPECT_FALSE(always->interpolated);
+  const auto never = sb::find_crossover(points({{64, 0.1}, {128, 0.9}}));
+  EXPECT_EQ(never->kind, "cpu_always");
+  EXPECT_EQ(never->n, 128);
+  const auto dip = sb::find_crossover(points({{64, 0.1}, {128, 2.0}, {256, 1.5}, {512, 0.9}}));
+  EXPECT_EQ(dip->kind, "mixed");
+  EXPECT_EQ(dip->n, 256);
+  EXPECT_EQ(dip->gpu_wins_at, (std::vector<long long>{128, 256}));
+  EXPECT_FALSE(sb::find_crossover({}));
+}
+
+// (1) An H200: fp64 about fp32, the GPU winning above a crossover.
+TEST(VerdictH200, CrossoverBetweenTheRightSizes) {
+  const auto v = verdict_of("h200_like");
+  const auto& gesv = solve(v, "dgesv");
+  EXPECT_EQ(gesv.nrhs, 1);  // the smallest both sides have; nrhs 8 also ran
+  const auto& resident = form(gesv, "GPU").cross;
+  EXPECT_EQ(resident.kind, "crossing");
+  EXPECT_EQ(resident.n, 724);
+  EXPECT_EQ(resident.between, std::make_pair(512LL, 1024LL));
+  const auto& pinned = form(gesv, "GPU-pinned").cross;
+  const double t = -std::log(0.4) / (std::log(1.5) - std::log(0.4));
+  EXPECT_EQ(pinned.n, std::llround(512 * std::pow(2.0, t)));
+  EXPECT_EQ(pinned.between, std::make_pair(512LL, 1024LL));
+  const auto& pageable = form(gesv, "GPU-pageable");
+  EXPECT_EQ(pageable.cross.between, std::make_pair(1024LL, 4096LL));
+  EXPECT_EQ(pageable.points.front().n, 512);  // its n=256 row failed
+  EXPECT_NE(v.lines.at(0).find("GPU faster from n ≈ 724 (interpolated between 512 and 1024)"), std::string::npos);
+}
+
+TEST(VerdictH200, HeldToTheCpusBestPath) {
+  const auto v = verdict_of("h200_like");
+  const auto& gesv = solve(v, "dgesv");
+  std::map<long long, std::string> path;
+  for (const auto& p : gesv.cpu_best) path[p.n] = p.path;
+  EXPECT_EQ(path[256], "CPU-driver");
+  EXPECT_EQ(path[4096], "CPU");  // not the 936 ms driver
+  EXPECT_EQ(path[10000], "CPU-driver");
+  ASSERT_TRUE(gesv.largest);
+  EXPECT_EQ(gesv.largest->n, 10000);
+  EXPECT_EQ(gesv.largest->cpu_path, "CPU-driver");
+  EXPECT_DOUBLE_EQ(gesv.largest->speedup, 1346 / 56.4);
+  EXPECT_DOUBLE_EQ(form(gesv, "GPU").points.at(3).speedup, 115 / 14.7);
+}
+
+TEST(VerdictH200, LastRiseAndAlways) {
+  const auto v = verdict_of("h200_like");
+  EXPECT_EQ(form(solve(v, "sgesv"), "GPU").cross.between, std::make_pair(1024LL, 2048LL));
+  EXPECT_EQ(form(solve(v, "dposv"), "GPU").cross.kind, "gpu_always");
+  ASSERT_EQ(v.solves.size(), 3u);
+  EXPECT_EQ(v.solves[2].op, "dposv");
+}
+
+TEST(VerdictH200, Fp64FirstClass) {
+  const auto v = verdict_of("h200_like");
+  ASSERT_TRUE(v.fp64_fp32);
+  EXPECT_EQ(v.fp64_fp32->n, 8192);
+  EXPECT_DOUBLE_EQ(v.fp64_fp32->ratio, 52100.0 / 55000.0);
+  EXPECT_EQ(v.fp64_fp32->klass, "fp64-first-class");
+  EXPECT_EQ(v.fp64_fp32->advice, "fp64 solves run at full speed on this GPU");
+}
+
+TEST(VerdictH200, MixedPrecisionFastestFp64Accurate) {
+  const auto v = verdict_of("h200_like");
+  ASSERT_EQ(v.mixed.size(), 2u);
+  const auto& cond = v.mixed[0];
+  const auto& diag = v.mixed[1];
+  EXPECT_EQ(diag.matrix, "kind:diagdom");
+  EXPECT_EQ(diag.n, 32768);
+  EXPECT_EQ(diag.op, "dhgesv");  // dbgesv is faster but fails the residual check
+  EXPECT_DOUBLE_EQ(*diag.speedup, 900.0 / 400.0);
+  EXPECT_EQ(diag.niters, 5.0);
+  EXPECT_EQ(diag.rejected, std::vector<std::string>{"GPU/dbgesv/n:32768/nrhs:1/kind:diagdom/refine:gmres"});
+  EXPECT_EQ(cond.matrix, "cond:1e4");
+  EXPECT_EQ(cond.op, "dsgesv");  // dhgesv is faster, but its forward error is 1000x dgesv's
+  EXPECT_EQ(cond.rejected, std::vector<std::string>{"GPU/dhgesv/n:8192/nrhs:1/cond:1e4/refine:gmres"});
+}
+
+TEST(VerdictH200, BatchedAtTheLargestBatch) {
+  const auto v = verdict_of("h200_like");
+  ASSERT_EQ(v.batched.size(), 1u);
+  EXPECT_EQ(v.batched[0].batch, 10000);
+  EXPECT_EQ(v.batched[0].best.n, 32);
+  EXPECT_DOUBLE_EQ(v.batched[0].best.speedup, 16.0);
+  EXPECT_EQ(v.batched[0].worst.n, 256);
+}
+
+// (2) A consumer card: fp64 GEMM at 1/64 of fp32, dgesv slower on the GPU: the advice changes.
+TEST(VerdictConsumer, Fp64ReducedGetsMixedPrecisionAdvice) {
+  const auto v = verdict_of("consumer_like");
+  ASSERT_TRUE(v.fp64_fp32);
+  EXPECT_EQ(v.fp64_fp32->klass, "fp64-reduced");
+  EXPECT_EQ(v.fp64_fp32->one_in, 64);
+  const std::string& advice = v.fp64_fp32->advice;
+  EXPECT_NE(advice.find("fp64 runs at 1/64 of fp32 on this GPU: put fp64 solves on the CPU or use mixed precision "
+                        "(dsgesv: fp32 factorization refined to fp64 accuracy)"),
+            std::string::npos);
+  EXPECT_NE(advice.find("GPU/dsgesv ran at 10.0× the speed of GPU/dgesv at n = 8192"), std::string::npos);
+  const auto h200 = verdict_of("h200_like");
+  EXPECT_NE(advice, h200.fp64_fp32->advice);
+  const auto& gesv = solve(v, "dgesv");
+  EXPECT_EQ(form(gesv, "GPU").cross.kind, "cpu_always");
+  EXPECT_LT(gesv.largest->speedup, 1.0);
+  EXPECT_TRUE(has_line(v, "the CPU is 8.75× faster"));
+  EXPECT_EQ(form(solve(v, "sposv"), "GPU").cross.gpu_wins_at, std::vector<long long>{2048});
+}
+
+// (3) No GPU rows: said so, nothing made up, no crash.
+TEST(VerdictCpuOnly, SaysThereAreNoGpuRows) {
+  const auto v = verdict_of("cpu_only");
+  EXPECT_FALSE(v.has_gpu_rows);
+  EXPECT_TRUE(v.solves.empty());
+  EXPECT_FALSE(v.fp64_fp32);
+  EXPECT_TRUE(v.mixed.empty());
+  EXPECT_TRUE(v.batched.empty());
+  EXPECT_EQ(v.lines.at(0),
+            "No GPU rows in this run (gpu_rows: absent: no CUDA device (cudaErrorNoDevice)): nothing to compare the "
+            "CPU with.");
+  EXPECT_EQ(rules(v.caveats), std::vector<std::string>{"blas_threads"});
+  EXPECT_EQ(sb::verdict_markdown(v).find("## Solves"), std::string::npos);
+  EXPECT_EQ(sb::verdict_console(v).rfind("verdict\n  No GPU rows", 0), 0u);
+}
+
+TEST(VerdictCpuOnly, AnEmptyRun) {
+  const auto v = sb::make_verdict(sb::run_summary{}, {});
+  EXPECT_EQ(v.lines, std::vector<std::string>{"No GPU rows in this run: nothing to compare the CPU with."});
+  EXPECT_NE(sb::verdict_json(v).find("\"fp64_fp32\": null"), std::string::npos);
+}
+
+// (4) A finding on a row the verdict used sits on that entry, and only there.
+TEST(VerdictAudit, ThrottledRowAttachedToItsEntry) {
+  const auto v = verdict_of("audited");
+  EXPECT_EQ(rules(solve(v, "dgesv").caveats), std::vector<std::string>{"gpu_throttled"});
+  EXPECT_TRUE(has_line(v, "dgesv caveat (gpu_throttled): SM clock fell"));
+  EXPECT_TRUE(v.fp64_fp32->caveats.empty());  // the noisy CPU/sgemm row is not one it used
+  EXPECT_EQ(rules(v.caveats), std::vector<std::string>{"debug_benchmark_library"});
+  EXPECT_EQ(sb::verdict_json(v).find("noise"), std::string::npos);
+  EXPECT_NE(sb::verdict_markdown(v).find("- **gpu_throttled** (warning) on dgesv: SM clock"), std::string::npos);
+}
+
+TEST(VerdictAudit, DriverFindingAndTimingSuffix) {
+  const auto v = verdict_of("h200_like");
+  // driver_vs_halves names a row compared (not chosen); gpu_throttled names .../manual_time
+  EXPECT_EQ(rules(solve(v, "dgesv").caveats), (std::vector<std::string>{"driver_vs_halves", "gpu_throttled"}));
+  EXPECT_TRUE(solve(v, "sgesv").caveats.empty());
+  EXPECT_TRUE(v.caveats.empty());
+  const auto& c = cases().at("h200_like");
+  const auto unaudited = sb::make_verdict(c.run, {});
+  EXPECT_TRUE(unaudited.solves.at(0).caveats.empty());
+}
+
+// (5) Energy where both sides measured it; else which side did not.
+TEST(VerdictEnergy, BothSides) {
+  const auto v = verdict_of("h200_like");
+  const auto& e = solve(v, "dgesv").energy;
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->cpu_j, 250.0);  // the driver's row, the path used at n=10000
+  EXPECT_EQ(e->gpu_j, 20.0);
+  EXPECT_DOUBLE_EQ(e->ratio, 12.5);
+  EXPECT_EQ(e->gpu_gflop_per_j, 33.3);
+  EXPECT_TRUE(has_line(v, "dgesv energy at n = 10000: CPU 250 J, GPU 20.0 J per solve: the GPU uses 12.5× less energy."));
+}
+
+TEST(VerdictEnergy, MissingSidesNamed) {
+  const auto v = verdict_of("h200_like");
+  EXPECT_FALSE(solve(v, "dposv").energy);
+  EXPECT_EQ(solve(v, "dposv").energy_missing, std::vector<std::string>{"CPU"});
+  EXPECT_TRUE(has_line(v, "dposv energy at n = 10000: not measured on the CPU side."));
+  const auto audited = verdict_of("audited");
+  EXPECT_EQ(solve(audited, "dgesv").energy_missing, std::vector<std::string>{"GPU"});
+  const auto consumer = verdict_of("consumer_like");
+  EXPECT_EQ(std::count_if(consumer.lines.begin(), consumer.lines.end(),
+                          [](const auto& l) { return l.find("nergy") != std::string::npos; }),
+            1);
+  EXPECT_TRUE(has_line(consumer, "Energy was not measured on either side (no J/solve counters)."));
+}
+
+TEST(VerdictOutput, JsonEscapesAndNulls) {
+  sb::run_summary run;
+  run.context["gpu_rows"] = "absent: \"quoted\"\\ and\ttab";
+  const auto json = sb::verdict_json(sb::make_verdict(run, {}));
+  EXPECT_NE(json.find(R"("gpu_rows": "absent: \"quoted\"\\ and\u0009tab")"), std::string::npos) << json;
+  EXPECT_NE(json.find(R"("gpu_name": null)"), std::string::npos);
+  EXPECT_EQ(json.rfind("{\"verdict\": {", 0), 0u);
+}
+
+TEST(VerdictOutput, FilesBesideTheRun) {
+  EXPECT_EQ(sb::verdict_paths_for("out/run.json").json, "out/run.verdict.json");
+  EXPECT_EQ(sb::verdict_paths_for("out/run.rows.jsonl").markdown, "out/run.verdict.md");
+  const auto dir = std::filesystem::temp_directory_path() / "solve_bench_test_verdict";
+  std::filesystem::create_directories(dir);
+  const auto v = verdict_of("consumer_like");
+  sb::write_verdict_files(v, (dir / "x.json").string());
+  std::ifstream md(dir / "x.verdict.md");
+  std::stringstream text;
+  text << md.rdbuf();
+  EXPECT_EQ(text.str(), sb::verdict_markdown(v));
+  EXPECT_TRUE(std::filesystem::exists(dir / "x.verdict.json"));
+  std::filesystem::remove_all(dir);
+  EXPECT_THROW(sb::write_verdict_files(v, (dir / "no" / "such" / "x.json").string()), solvebench::error);
+}
