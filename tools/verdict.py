@@ -200,7 +200,11 @@ def _solve_entry(op: str, rows: List[_Row], findings: _Findings) -> Optional[dic
 
 
 def _matrix(r: _Row) -> str:
-    return "/".join(k + (":" + v if v else "") for k, v in r.axes if k not in ("n", "nrhs", "refine"))
+    return "/".join(k + (":" + v if v else "") for k, v in r.axes if k not in METHOD_AXES)
+
+
+# Axes that name how a mixed-precision row solves (n and nrhs aside), not which matrix it solves.
+METHOD_AXES = ("n", "nrhs", "refine", "api", "tol")
 
 
 def _refine(r: _Row) -> Optional[str]:
@@ -296,7 +300,8 @@ def _mixed_entries(all_rows, findings: _Findings) -> List[dict]:
         rejected = []
         for r in here:
             fwd = r.counter("fwd_err")
-            accurate = _passed(r) and not (base_fwd is not None and fwd is not None and fwd > FWD_ERR_SLACK * base_fwd)
+            accurate = _passed(r) and _refine(r) != "none" and \
+                not (base_fwd is not None and fwd is not None and fwd > FWD_ERR_SLACK * base_fwd)
             (candidates if accurate else rejected).append(r)
         used = {r.name for r in here} | ({base.name} if base else set())
         best = None

@@ -85,7 +85,9 @@ def write_case(name, directory, jsonl=False):
         path = synth.write_json(stem + ".json", case_runs(case), case["context"])
     if case["findings"]:
         with open(stem + ".audit.json", "w") as f:
-            json.dump({"audit": {"findings": case["findings"], "clean": False}}, f)
+            json.dump({"audit": {"findings": case["findings"], "clean": False,  # solve_bench's whole form
+                                 "rules_checked": sorted({x["rule"] for x in case["findings"]}),
+                                 "rows_checked": 1}}, f)
     return path
 
 
