@@ -473,20 +473,10 @@ def sidecar_stem(path: str) -> str:
 
 
 def load_findings(paths: List[str]) -> List[dict]:
-    """The findings of every X.audit.json beside the given files (none where there is none)."""
-    findings, seen = [], set()
-    for path in paths:
-        audit = sidecar_stem(path) + ".audit.json"
-        if audit in seen or not os.path.exists(audit):
-            continue
-        seen.add(audit)
-        try:
-            with open(audit) as f:
-                doc = json.load(f)
-            findings += doc["audit"]["findings"]
-        except (OSError, ValueError, KeyError, TypeError) as e:
-            raise sbjson.InputError("%s: not an audit file (%s)" % (audit, e)) from e
-    return findings
+    """The findings of every X.audit.json beside the given files (none where there is none),
+    read by sbjson.load_audits: the one reader of solve_bench's audit sidecars."""
+    return [{"rule": f.rule, "severity": f.severity, "rows": list(f.rows), "message": f.message}
+            for audit in sbjson.load_audits(paths) for f in audit.findings]
 
 
 def from_files(paths: List[str]) -> dict:
