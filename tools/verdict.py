@@ -200,7 +200,11 @@ def _solve_entry(op: str, rows: List[_Row], findings: _Findings) -> Optional[dic
 
 
 def _matrix(r: _Row) -> str:
-    return "/".join(k + (":" + v if v else "") for k, v in r.axes if k not in ("n", "nrhs", "refine"))
+    return "/".join(k + (":" + v if v else "") for k, v in r.axes if k not in METHOD_AXES)
+
+
+# Axes that name how a mixed-precision row solves (n and nrhs aside), not which matrix it solves.
+METHOD_AXES = ("n", "nrhs", "refine", "api", "tol")
 
 
 def _refine(r: _Row) -> Optional[str]:
@@ -296,7 +300,8 @@ def _mixed_entries(all_rows, findings: _Findings) -> List[dict]:
         rejected = []
         for r in here:
             fwd = r.counter("fwd_err")
-            accurate = _passed(r) and not (base_fwd is not None and fwd is not None and fwd > FWD_ERR_SLACK * base_fwd)
+            accurate = _passed(r) and _refine(r) != "none" and \
+                not (base_fwd is not None and fwd is not None and fwd > FWD_ERR_SLACK * base_fwd)
             (candidates if accurate else rejected).append(r)
         used = {r.name for r in here} | ({base.name} if base else set())
         best = None
@@ -468,20 +473,10 @@ def sidecar_stem(path: str) -> str:
 
 
 def load_findings(paths: List[str]) -> List[dict]:
-    """The findings of every X.audit.json beside the given files (none where there is none)."""
-    findings, seen = [], set()
-    for path in paths:
-        audit = sidecar_stem(path) + ".audit.json"
-        if audit in seen or not os.path.exists(audit):
-            continue
-        seen.add(audit)
-        try:
-            with open(audit) as f:
-                doc = json.load(f)
-            findings += doc["audit"]["findings"]
-        except (OSError, ValueError, KeyError, TypeError) as e:
-            raise sbjson.InputError("%s: not an audit file (%s)" % (audit, e)) from e
-    return findings
+    """The findings of every X.audit.json beside the given files (none where there is none),
+    read by sbjson.load_audits: the one reader of solve_bench's audit sidecars."""
+    return [{"rule": f.rule, "severity": f.severity, "rows": list(f.rows), "message": f.message}
+            for audit in sbjson.load_audits(paths) for f in audit.findings]
 
 
 def from_files(paths: List[str]) -> dict:

@@ -190,7 +190,7 @@ int run_program(program& p, int argc, char** argv) {
   benchmark::Shutdown();
 
   std::vector<std::string> problems = p.problems ? p.problems() : std::vector<std::string>{};
-  if (rows && p.checks_after_run) {
+  if (rows && p.checks_after_run && !rows->summary().rows.empty()) {  // (--benchmark_list_tests runs none)
     try {
       check_the_run(p, rows->summary());
     } catch (const std::exception& e) {

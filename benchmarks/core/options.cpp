@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "solvebench/conditioned.hpp"
 #include "solvebench/errors.hpp"
 
 namespace solvebench::bench {
@@ -124,16 +125,51 @@ std::vector<flag> mixed_flags(mixed_options& o) {
                 join(o.cpu_sizes) + " and GPU " + join(o.gpu_sizes);
        }()},
       {"--refine", "R[,R...]", "SOLVE_BENCH_REFINE",
-       "GPU refinement solvers: classical, gmres, classical_gmres, gmres_gmres",
+       "GPU refinement solvers: classical, gmres, classical_gmres, gmres_gmres; none (no refinement: the "
+       "low-precision solve alone, checked at its own precision: the floor under every refined solve)",
        [&o](const std::string& w, const std::string& v) {
          o.refine.clear();
          for (const auto& r : split(v, ',')) o.refine.push_back(as_usage(w, [&] { return parse_refinement(r); }));
        },
        [&o] { return join_names(o.refine, [](refinement r) { return to_string(r); }); }()},
+      {"--cond", "C[,C...]", "SOLVE_BENCH_COND",
+       "2-norm condition numbers of extra mixed-precision rows (cond:C): A = U S V^T, S geometric, and b = A x "
+       "for a known x, so the rows report the forward error",
+       [&o](const std::string& w, const std::string& v) {
+         o.conds.clear();
+         for (const auto& c : split(v, ',')) o.conds.push_back(as_usage(w, [&] { return parse_condition_number(c); }));
+       },
+       [&o] { return o.conds.empty() ? std::string("none") : std::string("given"); }()},
+      {"--irs_api", "A[,A...]", "SOLVE_BENCH_IRS_API",
+       "GPU mixed-precision interfaces: expert (cusolverDnIRSXgesv), simple (cusolverDn<t1><t2>gesv, rows /api:simple)",
+       [&o](const std::string& w, const std::string& v) {
+         o.apis.clear();
+         for (const auto& a : split(v, ',')) o.apis.push_back(as_usage(w, [&] { return parse_irs_api(a); }));
+       },
+       [&o] { return join_names(o.apis, [](irs_api a) { return to_string(a); }); }()},
+      {"--irs_tol", "X[,X...]", "SOLVE_BENCH_IRS_TOL",
+       "refinement tolerances of extra expert-API rows (tol:X); none: cuSOLVER's default",
+       [&o](const std::string& w, const std::string& v) {
+         o.tolerances.clear();
+         for (const auto& t : split(v, ',')) {
+           char* end = nullptr;
+           const double x = std::strtod(t.c_str(), &end);
+           if (t.empty() || *end != '\0' || !(x > 0)) throw usage_error(w + ": '" + t + "' is not a positive number");
+           o.tolerances.push_back(x);
+         }
+       },
+       [] { return std::string("none"); }()},
       {"--irs_max_iters", "N", "SOLVE_BENCH_IRS_MAX_ITERS", "refinement iteration cap (then the fp64 fallback)",
        [&o](const std::string& w, const std::string& v) { o.irs_max_iters = parse_int(w, v, 1, 10000); },
        [&o] { return std::to_string(o.irs_max_iters); }()},
   };
+}
+
+std::vector<std::pair<std::string, std::string>> mixed_matrices(const mixed_options& o) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (auto k : o.kinds) out.emplace_back("kind", to_string(k));
+  for (auto c : o.conds) out.emplace_back("cond", format_condition_number(c));
+  return out;
 }
 
 std::vector<flag> batched_flags(batched_options& o) {

@@ -63,10 +63,18 @@ struct mixed_options {
   std::vector<matrix_kind> kinds{matrix_kind::uniform, matrix_kind::diagdom};
   std::vector<refinement> refine{refinement::classical, refinement::gmres};
   std::int64_t irs_max_iters = 50;
+  // Matrices of prescribed condition numbers (axis cond:C, beside the kinds); none by default.
+  std::vector<double> conds;
+  // cuSOLVER's simple API too (rows with /api:simple), and IRS tolerances (rows with /tol:X).
+  std::vector<irs_api> apis{irs_api::expert};
+  std::vector<double> tolerances;
   std::vector<std::int64_t> cpu_sizes{1024, 4096};
   std::vector<std::int64_t> gpu_sizes{4096, 16384, 32768};
 };
 std::vector<flag> mixed_flags(mixed_options& o);
+// The matrices the mixed-precision rows run on, as row axes: kind:K for each kind, then
+// cond:C for each condition number.
+std::vector<std::pair<std::string, std::string>> mixed_matrices(const mixed_options& o);
 
 // Batched rows: many small systems.
 struct batched_options {

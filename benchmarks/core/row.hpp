@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/operation.hpp"
+#include "solvebench/conditioned.hpp"
 #include "solvebench/generate.hpp"
 #include "solvebench/precision.hpp"
 
@@ -56,11 +57,19 @@ struct problem {
   matrix_kind kind;
   std::uint64_t seed;
   std::string row;       // the row's name, for messages
+  // > 0 (axis cond:C): A has this 2-norm condition number (conditioned.hpp: U S V^T, S geometric)
+  // and B = A X for a known X, so the row also reports the forward error.
+  double cond = 0;
 
   double flops() const { return op->flop_count(static_cast<double>(n), static_cast<double>(nrhs)) * static_cast<double>(count); }
 };
 
-// The problem a row's axes describe: n, nrhs, batch (count) and kind from the axes; the
+// The matrix of a cond:C row: MAGMA's svd_geo shape (singular values geometric, ratio C),
+// scaled to sigma_max = sqrt(n) so that A's entries, about sigma_max / n off the diagonal, stay
+// within fp16's normal range at every n; the scale changes neither cond nor any fp64 result.
+conditioned_spec conditioned_matrix(const problem& p);
+
+// The problem a row's axes describe: n, nrhs, batch (count), kind and cond from the axes; the
 // matrix kind otherwise from --kind, else the operation's default.
 problem make_problem(const row_spec& spec, const operation& op, std::optional<matrix_kind> requested_kind,
                      std::uint64_t seed);

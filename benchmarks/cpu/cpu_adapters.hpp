@@ -11,7 +11,9 @@
 
 #include "core/harness.hpp"
 #include "core/row.hpp"
+#include "solvebench/conditioned.hpp"
 #include "solvebench/generate.hpp"
+#include "solvebench/known_solution.hpp"
 #include "solvebench/lapack.hpp"
 #include "solvebench/lapack_batched.hpp"
 #include "solvebench/residual.hpp"
@@ -25,6 +27,25 @@ class host_timer {
 
  private:
   std::chrono::steady_clock::time_point t0_;
+};
+
+// The inputs of a problem: A0 and B0 from the counter-based generators; for a prescribed
+// condition number (problem.cond), A0 = U S V^T and B0 = A0 X for a known X, whose forward
+// error the row then reports beside its residual.
+template <class T>
+struct host_system {
+  explicit host_system(const problem& p) {
+    if (p.cond > 0) {
+      a0 = generate_conditioned<T>(conditioned_matrix(p));
+      x = generate_known_solution<T>(p.n, p.nrhs, p.seed);
+      b0 = rhs_from_solution(a0, *x);
+    } else {
+      a0 = generate_matrix<T>(p.kind, p.n, p.seed);
+      b0 = generate_rhs<T>(p.n, p.nrhs, p.seed);
+    }
+  }
+  host_matrix<T> a0, b0;
+  std::optional<host_matrix<T>> x;
 };
 
 // The LAPACKE calls of one factorization: its halves and its one-call driver.
@@ -54,9 +75,11 @@ class solve_adapter : public host_timer {
     checked_size("n", p.n, lapack::max_n);
     const auto nn = static_cast<std::uint64_t>(p.n) * static_cast<std::uint64_t>(p.n);
     const auto nk = static_cast<std::uint64_t>(p.n) * static_cast<std::uint64_t>(p.nrhs);
-    require_host_memory((2 * nn + 2 * nk) * sizeof(T));
-    a0_ = generate_matrix<T>(p.kind, p.n, p.seed);
-    b0_ = generate_rhs<T>(p.n, p.nrhs, p.seed);
+    require_host_memory((2 * nn + 3 * nk) * sizeof(T));
+    host_system<T> inputs(p);
+    a0_ = std::move(inputs.a0);
+    b0_ = std::move(inputs.b0);
+    x_ = std::move(inputs.x);
     require_finite("A", a0_);
     require_finite("B", b0_);
     a_ = host_matrix<T>(p.n, p.n);
@@ -73,12 +96,14 @@ class solve_adapter : public host_timer {
   void add_counters(benchmark::State& state) const {
     state.counters["n"] = static_cast<double>(p_.n);
     if (p_.op->has_rhs()) state.counters["nrhs"] = static_cast<double>(p_.nrhs);
+    if (x_ && p_.op->solves) state.counters["fwd_err"] = forward_error(b_, *x_);
   }
 
  protected:
   problem p_;
   Factorization f_;
   host_matrix<T> a0_, a_, b0_, b_;
+  std::optional<host_matrix<T>> x_;  // the known solution, for cond:C rows
 };
 
 // The library's one-call driver, LAPACKE_?gesv / ?posv (CPU-driver/... rows): what most
@@ -120,9 +145,11 @@ class dsgesv_adapter : public host_timer {
  public:
   explicit dsgesv_adapter(const problem& p) : p_(p) {
     const auto nn = static_cast<std::uint64_t>(p.n) * static_cast<std::uint64_t>(p.n);
-    require_host_memory((2 * nn + 3 * static_cast<std::uint64_t>(p.n)) * sizeof(double) + nn * sizeof(float));
-    a0_ = generate_matrix<double>(p.kind, p.n, p.seed);
-    b0_ = generate_rhs<double>(p.n, 1, p.seed);
+    require_host_memory((2 * nn + 4 * static_cast<std::uint64_t>(p.n)) * sizeof(double) + nn * sizeof(float));
+    host_system<double> inputs(p);
+    a0_ = std::move(inputs.a0);
+    b0_ = std::move(inputs.b0);
+    known_ = std::move(inputs.x);
     a_ = host_matrix<double>(p.n, p.n);
     x_ = host_matrix<double>(p.n, 1);
     solver_.emplace(p.n, 1);
@@ -137,11 +164,13 @@ class dsgesv_adapter : public host_timer {
     state.counters["n"] = static_cast<double>(p_.n);
     state.counters["niters"] = iter_;
     state.counters["fell_back"] = iter_ < 0 ? 1 : 0;
+    if (known_) state.counters["fwd_err"] = forward_error(x_, *known_);
   }
 
  private:
   problem p_;
   host_matrix<double> a0_, a_, b0_, x_;
+  std::optional<host_matrix<double>> known_;
   std::optional<lapack::dsgesv_solver> solver_;
   lapack::index_t iter_ = 0;
 };

@@ -61,10 +61,10 @@ void register_rows(const common_options& opt, const mixed_options& mixed, const 
 
   if (opt.has("d"))  // mixed precision: fp64 in and out
     for (auto n : opt.sizes.empty() ? mixed.cpu_sizes : opt.sizes)
-      for (auto kind : mixed.kinds) {
-        const auto plain = row_spec::of<double>("CPU", ops::gesv).add("n", n).add("nrhs", 1).add("kind", to_string(kind));
+      for (const auto& [axis, matrix] : mixed_matrices(mixed)) {
+        const auto plain = row_spec::of<double>("CPU", ops::gesv).add("n", n).add("nrhs", 1).add(axis, matrix);
         add<solve_adapter<double, lu<double>>>(plain, ops::gesv, opt);
-        auto refined = row_spec("CPU", "dsgesv").add("n", n).add("nrhs", 1).add("kind", to_string(kind));
+        auto refined = row_spec("CPU", "dsgesv").add("n", n).add("nrhs", 1).add(axis, matrix);
         add<dsgesv_adapter>(refined.add("refine", "classical"), ops::gesv, opt);
       }
 

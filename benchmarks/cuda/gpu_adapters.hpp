@@ -16,6 +16,7 @@
 #include "solvebench/cusolver.hpp"
 #include "solvebench/cusolver_batched.hpp"
 #include "solvebench/device_generate.hpp"
+#include "solvebench/device_known_solution.hpp"
 #include "solvebench/device_residual.hpp"
 #include "solvebench/iterative_refinement.hpp"
 #include "solvebench/residual.hpp"
@@ -50,6 +51,33 @@ inline void add_solve_counters(benchmark::State& state, const problem& p) {
   if (p.op->has_rhs()) state.counters["nrhs"] = static_cast<double>(p.nrhs);
 }
 
+// A0 and B0 of a problem generated on the device; for a prescribed condition number
+// (problem.cond), A0 = U S V^T and B0 = A0 X for a known X (made untimed, here), whose
+// forward error the row then reports beside its residual.
+template <class T>
+struct device_system {
+  device_system(const problem& p, cudaStream_t s)
+      : a0(static_cast<std::size_t>(p.n) * static_cast<std::size_t>(p.n)),
+        b0(static_cast<std::size_t>(p.n) * static_cast<std::size_t>(p.nrhs)) {
+    if (p.cond > 0) {
+      cuda::generate_conditioned(a0.data(), conditioned_matrix(p), s);
+      x = device_buffer<T>(b0.size());
+      cuda::generate_known_solution(x.data(), p.n, p.nrhs, p.seed, s);
+      cuda::rhs_from_solution(a0.data(), p.n, x.data(), b0.data(), p.n, p.nrhs, s);
+    } else {
+      cuda::generate_matrix(a0.data(), p.kind, p.n, p.seed, s);
+      cuda::generate_rhs(b0.data(), p.n, p.nrhs, p.seed, s);
+    }
+  }
+  static std::size_t bytes(const problem& p) {  // what it holds on the device
+    return static_cast<std::size_t>(p.n) * static_cast<std::size_t>(p.n + (p.cond > 0 ? 2 : 1) * p.nrhs) * sizeof(T);
+  }
+  void add_forward_error(benchmark::State& state, const T* answer, const problem& p, cudaStream_t s) const {
+    if (x.size()) state.counters["fwd_err"] = cuda::forward_error(answer, x.data(), p.n, p.nrhs, s);
+  }
+  device_buffer<T> a0, b0, x;  // x: the known solution (cond rows only)
+};
+
 // A and b resident on the device; Solver is cuda::lu_solver<T> or cuda::cholesky_solver<T>.
 template <class T, class Solver>
 class solve_adapter : public event_timer {
@@ -58,30 +86,33 @@ class solve_adapter : public event_timer {
     const auto nn = static_cast<std::size_t>(p.n) * static_cast<std::size_t>(p.n);
     const auto nk = static_cast<std::size_t>(p.n) * static_cast<std::size_t>(p.nrhs);
     // Everything this row will hold on the device, checked before anything is allocated.
-    cuda::require_device_memory((2 * nn + 2 * nk) * sizeof(T) + Solver::query(ctx, p.n, api).device_bytes +
-                                4 * static_cast<std::size_t>(p.n) * sizeof(double));
-    a0_ = device_buffer<T>(nn);
+    cuda::require_device_memory(device_system<T>::bytes(p) + (nn + nk) * sizeof(T) +
+                                Solver::query(ctx, p.n, api).device_bytes + 4 * static_cast<std::size_t>(p.n) * sizeof(double));
+    in_.emplace(p, ctx.stream());
     a_ = device_buffer<T>(nn);
-    b0_ = device_buffer<T>(nk);
     b_ = device_buffer<T>(nk);
-    cuda::generate_matrix(a0_.data(), p.kind, p.n, p.seed, ctx.stream());
-    cuda::generate_rhs(b0_.data(), p.n, p.nrhs, p.seed, ctx.stream());
     solver_.emplace(ctx, p.n, p.nrhs, api);
   }
   void restore(bool a, bool b) {
-    if (a) copy_on_device(ctx_.stream(), a_.data(), a0_.data(), a_.size_bytes());
-    if (b) copy_on_device(ctx_.stream(), b_.data(), b0_.data(), b_.size_bytes());
+    if (a) copy_on_device(ctx_.stream(), a_.data(), in_->a0.data(), a_.size_bytes());
+    if (b) copy_on_device(ctx_.stream(), b_.data(), in_->b0.data(), b_.size_bytes());
   }
   void factor() { solver_->factor(a_.data()); }
   void solve() { solver_->solve(a_.data(), b_.data()); }
   void check_info() const { solver_->check_info(); }
-  double residual() { return cuda::hpl_scaled_residual(a0_.data(), b_.data(), b0_.data(), p_.n, p_.nrhs, ctx_.stream()); }
-  void add_counters(benchmark::State& state) const { add_solve_counters(state, p_); }
+  double residual() {
+    return cuda::hpl_scaled_residual(in_->a0.data(), b_.data(), in_->b0.data(), p_.n, p_.nrhs, ctx_.stream());
+  }
+  void add_counters(benchmark::State& state) const {
+    add_solve_counters(state, p_);
+    if (p_.op->solves) in_->add_forward_error(state, b_.data(), p_, ctx_.stream());
+  }
 
  private:
   device_memory_watch watch_;
   problem p_;
-  device_buffer<T> a0_, a_, b0_, b_;
+  std::optional<device_system<T>> in_;
+  device_buffer<T> a_, b_;
   std::optional<Solver> solver_;
 };
 
@@ -214,27 +245,26 @@ class gemm_adapter : public event_timer {
   device_buffer<T> a_, b_, c_;
 };
 
-// Mixed precision: cusolverDnIRSXgesv, fp64 in and out, A factored in a lower precision and
-// x refined to fp64 accuracy; the iteration count and any fallback to fp64 are reported.
+// Mixed precision: cuSOLVER's iterative refinement (cusolverDnIRSXgesv, or with api simple
+// cusolverDn<t1><t2>gesv), fp64 in and out, A factored in a lower precision and x refined to
+// fp64 accuracy; the iteration count and any fallback to fp64 are reported. With refinement
+// none the answer has the factorization's accuracy only, and is checked at that precision.
 class irs_adapter : public event_timer {
  public:
   irs_adapter(const problem& p, cuda::context& ctx, const cuda::irs_options& irs)
-      : event_timer(ctx), watch_(p.row), p_(p) {
+      : event_timer(ctx), watch_(p.row), p_(p), irs_options_(irs) {
     const auto un = static_cast<std::size_t>(p.n);
-    cuda::require_device_memory((2 * un * un + 3 * un) * sizeof(double) + cuda::irs_solver::query(ctx, p.n, 1, irs) +
-                                4 * un * sizeof(double));
-    a0_ = device_buffer<double>(un * un);
+    cuda::require_device_memory(device_system<double>::bytes(p) + (un * un + 2 * un) * sizeof(double) +
+                                cuda::irs_solver::query(ctx, p.n, 1, irs) + 4 * un * sizeof(double));
+    in_.emplace(p, ctx.stream());
     a_ = device_buffer<double>(un * un);
-    b0_ = device_buffer<double>(un);
     b_ = device_buffer<double>(un);
     x_ = device_buffer<double>(un);
-    cuda::generate_matrix(a0_.data(), p.kind, p.n, p.seed, ctx.stream());
-    cuda::generate_rhs(b0_.data(), p.n, 1, p.seed, ctx.stream());
     irs_.emplace(ctx, p.n, 1, irs);
   }
   void restore(bool, bool) {
-    copy_on_device(ctx_.stream(), a_.data(), a0_.data(), a_.size_bytes());
-    copy_on_device(ctx_.stream(), b_.data(), b0_.data(), b_.size_bytes());
+    copy_on_device(ctx_.stream(), a_.data(), in_->a0.data(), a_.size_bytes());
+    copy_on_device(ctx_.stream(), b_.data(), in_->b0.data(), b_.size_bytes());
     irs_->prepare();  // a fresh infos object for the next solve
   }
   void factor_and_solve() { irs_->solve(a_.data(), b_.data(), x_.data()); }
@@ -246,8 +276,10 @@ class irs_adapter : public event_timer {
   }
   void check_info() const { irs_->check_info(); }
   double residual() {
-    const double resid = cuda::hpl_scaled_residual(a0_.data(), x_.data(), b0_.data(), p_.n, 1, ctx_.stream());
-    if (!(resid < residual_threshold)) irs_->diagnose(a_.data(), a0_.data());  // singular: say so
+    double resid = cuda::hpl_scaled_residual(in_->a0.data(), x_.data(), in_->b0.data(), p_.n, 1, ctx_.stream());
+    if (irs_options_.solver == refinement::none)  // the low-precision solve alone: its own eps
+      resid *= unit_roundoff<double>() / unit_roundoff(irs_options_.lowest);
+    if (!(resid < residual_threshold)) irs_->diagnose(a_.data(), in_->a0.data());  // singular: say so
     return resid;
   }
   void add_counters(benchmark::State& state) const {
@@ -255,12 +287,15 @@ class irs_adapter : public event_timer {
     state.counters["niters"] = last_.niters;
     state.counters["outer_iters"] = last_.outer_niters;
     state.counters["fell_back"] = fell_back_ ? 1 : 0;
+    in_->add_forward_error(state, x_.data(), p_, ctx_.stream());
   }
 
  private:
   device_memory_watch watch_;
   problem p_;
-  device_buffer<double> a0_, a_, b0_, b_, x_;
+  cuda::irs_options irs_options_;
+  std::optional<device_system<double>> in_;
+  device_buffer<double> a_, b_, x_;
   std::optional<cuda::irs_solver> irs_;
   cuda::irs_result last_;
   bool fell_back_ = false;

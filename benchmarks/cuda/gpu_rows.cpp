@@ -3,6 +3,8 @@
 // batches of small systems.
 #include "cuda/gpu_rows.hpp"
 
+#include <cstdio>
+
 #include "cuda/gpu_adapters.hpp"
 #include "solvebench/nvml.hpp"
 
@@ -92,20 +94,37 @@ registration register_rows(const common_options& opt, const gpu_options& gpu, co
     const factor_precision lowest[] = {factor_precision::fp32, factor_precision::tf32, factor_precision::fp16,
                                        factor_precision::bf16};
     for (auto n : opt.sizes.empty() ? mixed.gpu_sizes : opt.sizes)
-      for (auto kind : mixed.kinds) {
-        const auto plain =
-            row_spec::of<double>("GPU", ops::gesv).add("n", n).add("nrhs", 1).add("kind", to_string(kind));
-        add<solve_adapter<double, cuda::lu_solver<double>>>(plain, ops::gesv, std::nullopt, opt.seed, gpu.api);
-        for (auto p : lowest)
-          for (auto r : mixed.refine) {
-            cuda::irs_options irs;
-            irs.lowest = p;
-            irs.solver = r;
-            irs.max_iters = static_cast<int>(mixed.irs_max_iters);
-            const auto spec =
-                row_spec("GPU", op_name(p)).add("n", n).add("nrhs", 1).add("kind", to_string(kind)).add("refine", to_string(r));
-            add<irs_adapter>(spec, ops::gesv, std::nullopt, opt.seed, irs);
+      for (const auto& [axis, matrix] : mixed_matrices(mixed)) {
+        const auto base = row_spec::of<double>("GPU", ops::gesv).add("n", n).add("nrhs", 1).add(axis, matrix);
+        add<solve_adapter<double, cuda::lu_solver<double>>>(base, ops::gesv, std::nullopt, opt.seed, gpu.api);
+        for (auto p : lowest) {
+          const auto mixed_row = [&] { return row_spec("GPU", op_name(p)).add("n", n).add("nrhs", 1).add(axis, matrix); };
+          cuda::irs_options irs;
+          irs.lowest = p;
+          irs.max_iters = static_cast<int>(mixed.irs_max_iters);
+          for (auto api : mixed.apis) {
+            irs.api = api;
+            if (api == irs_api::simple) {  // takes no settings: one row per precision
+              cuda::irs_options simple;
+              simple.lowest = p;
+              simple.api = api;
+              add<irs_adapter>(mixed_row().add("api", "simple"), ops::gesv, std::nullopt, opt.seed, simple);
+              continue;
+            }
+            for (auto r : mixed.refine) {
+              irs.solver = r;
+              irs.tolerance = 0;
+              add<irs_adapter>(mixed_row().add("refine", to_string(r)), ops::gesv, std::nullopt, opt.seed, irs);
+              for (double tol : mixed.tolerances) {
+                irs.tolerance = tol;
+                char text[32];
+                std::snprintf(text, sizeof text, "%g", tol);
+                add<irs_adapter>(mixed_row().add("refine", to_string(r)).add("tol", text), ops::gesv, std::nullopt,
+                                 opt.seed, irs);
+              }
+            }
           }
+        }
       }
   }
 

@@ -40,6 +40,17 @@ const char* op_name(factor_precision p) noexcept {
   return "?";
 }
 
+double unit_roundoff(factor_precision p) noexcept {
+  switch (p) {
+    case factor_precision::fp64: return 0x1.0p-53;
+    case factor_precision::fp32: return 0x1.0p-24;
+    case factor_precision::tf32: return 0x1.0p-11;
+    case factor_precision::fp16: return 0x1.0p-11;
+    case factor_precision::bf16: return 0x1.0p-8;
+  }
+  return 0x1.0p-53;
+}
+
 const char* to_string(refinement r) noexcept {
   switch (r) {
     case refinement::classical: return "classical";

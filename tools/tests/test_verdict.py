@@ -85,7 +85,9 @@ def write_case(name, directory, jsonl=False):
         path = synth.write_json(stem + ".json", case_runs(case), case["context"])
     if case["findings"]:
         with open(stem + ".audit.json", "w") as f:
-            json.dump({"audit": {"findings": case["findings"], "clean": False}}, f)
+            json.dump({"audit": {"findings": case["findings"], "clean": False,  # solve_bench's whole form
+                                 "rules_checked": sorted({x["rule"] for x in case["findings"]}),
+                                 "rows_checked": 1}}, f)
     return path
 
 
@@ -293,7 +295,7 @@ class AuditTest(CaseTest):
             path = write_case("audited", d)
             with open(os.path.join(d, "audited.audit.json"), "w") as f:
                 f.write("{\"findings\": []}")
-            with self.assertRaisesRegex(verdict.sbjson.InputError, "audited.audit.json: not an audit file"):
+            with self.assertRaisesRegex(verdict.sbjson.InputError, "audited.audit.json: malformed audit"):
                 verdict.from_files([path])
 
 
@@ -336,7 +338,8 @@ class InputsTest(CaseTest):
             paths = [synth.write_json(os.path.join(d, "cpu.json"), cpu, case["context"]),
                      synth.write_json(os.path.join(d, "gpu.json"), gpu, case["context"])]
             with open(os.path.join(d, "gpu.audit.json"), "w") as f:
-                json.dump({"audit": {"findings": case["findings"]}}, f)
+                json.dump({"audit": {"findings": case["findings"], "clean": False, "rows_checked": 1,
+                                     "rules_checked": sorted({x["rule"] for x in case["findings"]})}}, f)
             self.assertEqual(verdict.from_files(paths)["verdict"], self.verdict_of("audited"))
 
     def test_command_line(self):

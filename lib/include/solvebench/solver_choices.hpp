@@ -17,6 +17,8 @@ cusolver_api parse_cusolver_api(const std::string& text);  // invalid_argument n
 enum class factor_precision { fp64, fp32, tf32, fp16, bf16 };
 // LAPACK-style names: d + factor letter + gesv, e.g. dhgesv = fp64 data, fp16 factorization.
 const char* op_name(factor_precision p) noexcept;  // "ddgesv", "dsgesv", "dxgesv", "dhgesv", "dbgesv"
+// Its unit roundoff: 2^-53, 2^-24, 2^-11 (tf32 and fp16 keep 10 fraction bits), 2^-8 (bf16).
+double unit_roundoff(factor_precision p) noexcept;
 
 // cuSOLVER's iterative-refinement solvers. none: factor in the lowest precision and solve, no
 // refinement (CUSOLVER_IRS_REFINE_NONE): not fp64-accurate; its time is the factorization's
