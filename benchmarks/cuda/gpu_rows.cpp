@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "cuda/gpu_adapters.hpp"
+#include "solvebench/device_code.hpp"
 #include "solvebench/nvml.hpp"
 
 namespace solvebench::bench::gpu {
@@ -63,6 +64,9 @@ registration register_rows(const common_options& opt, const gpu_options& gpu, co
   }
   try {
     SB_CUDA_CHECK(cudaSetDevice(0));
+    // A build without code for this GPU would fail every GPU row: say so once, run the CPU rows.
+    out.reason = cuda::why_project_kernels_cannot_run(0);
+    if (!out.reason.empty()) return out;
     out.context = cuda::device_facts(0);
     out.context.emplace_back("cusolver_api", to_string(gpu.api));
     // The bus's ceiling, which the audit holds the transfer rows against ("" when unknown).
