@@ -60,9 +60,10 @@ static_assert(sizeof(nvmlProcessInfo_t) == sizeof(process_info) &&
               offsetof(nvmlProcessInfo_t, usedGpuMemory) == offsetof(process_info, used_gpu_memory) &&
               offsetof(nvmlProcessInfo_t, computeInstanceId) == offsetof(process_info, compute_instance_id));
 static_assert(sizeof(nvmlPciInfo_t) == sizeof(pci_info) && offsetof(nvmlPciInfo_t, busId) == offsetof(pci_info, bus_id));
-static_assert(nvmlClocksEventReasonSwPowerCap == clocks_event::sw_power_cap &&
-              nvmlClocksEventReasonHwPowerBrakeSlowdown == clocks_event::hw_power_brake_slowdown &&
-              nvmlClocksEventReasonDisplayClockSetting == clocks_event::display_clock_setting);
+// (The clocks-event masks are checked by their older Throttle names, which every nvml.h has.)
+static_assert(nvmlClocksThrottleReasonSwPowerCap == clocks_event::sw_power_cap &&
+              nvmlClocksThrottleReasonHwPowerBrakeSlowdown == clocks_event::hw_power_brake_slowdown &&
+              nvmlClocksThrottleReasonDisplayClockSetting == clocks_event::display_clock_setting);
 }  // namespace solvebench::nvml::abi
 #endif
 
