@@ -96,7 +96,7 @@ TEST(Crossover, AlwaysNeverAndMixed) {
 // (1) An H200: fp64 about fp32, the GPU winning above a crossover.
 TEST(VerdictH200, CrossoverBetweenTheRightSizes) {
   const auto v = verdict_of("h200_like");
-  const auto& gesv = solve(v, "dgesv");
+  const auto gesv = solve(v, "dgesv");
   EXPECT_EQ(gesv.nrhs, 1);  // the smallest both sides have; nrhs 8 also ran
   const auto& resident = form(gesv, "GPU").cross;
   EXPECT_EQ(resident.kind, "crossing");
@@ -106,7 +106,7 @@ TEST(VerdictH200, CrossoverBetweenTheRightSizes) {
   const double t = -std::log(0.4) / (std::log(1.5) - std::log(0.4));
   EXPECT_EQ(pinned.n, std::llround(512 * std::pow(2.0, t)));
   EXPECT_EQ(pinned.between, std::make_pair(512LL, 1024LL));
-  const auto& pageable = form(gesv, "GPU-pageable");
+  const auto pageable = form(gesv, "GPU-pageable");
   EXPECT_EQ(pageable.cross.between, std::make_pair(1024LL, 4096LL));
   EXPECT_EQ(pageable.points.front().n, 512);  // its n=256 row failed
   EXPECT_NE(v.lines.at(0).find("GPU faster from n ≈ 724 (interpolated between 512 and 1024)"), std::string::npos);
@@ -114,7 +114,7 @@ TEST(VerdictH200, CrossoverBetweenTheRightSizes) {
 
 TEST(VerdictH200, HeldToTheCpusBestPath) {
   const auto v = verdict_of("h200_like");
-  const auto& gesv = solve(v, "dgesv");
+  const auto gesv = solve(v, "dgesv");
   std::map<long long, std::string> path;
   for (const auto& p : gesv.cpu_best) path[p.n] = p.path;
   EXPECT_EQ(path[256], "CPU-driver");
@@ -182,7 +182,7 @@ TEST(VerdictConsumer, Fp64ReducedGetsMixedPrecisionAdvice) {
   EXPECT_NE(advice.find("GPU/dsgesv ran at 10.0× the speed of GPU/dgesv at n = 8192"), std::string::npos);
   const auto h200 = verdict_of("h200_like");
   EXPECT_NE(advice, h200.fp64_fp32->advice);
-  const auto& gesv = solve(v, "dgesv");
+  const auto gesv = solve(v, "dgesv");
   EXPECT_EQ(form(gesv, "GPU").cross.kind, "cpu_always");
   EXPECT_LT(gesv.largest->speedup, 1.0);
   EXPECT_TRUE(has_line(v, "the CPU is 8.75× faster"));
