@@ -257,7 +257,7 @@ void generated_equals_stored(int gpus) {
   for (std::size_t k = 0; k < x.size(); ++k) ASSERT_NEAR(restored.ax[k], stored.ax[k], 1e-13 * stored.abs_rows[k]);
   // A wrong solution is caught by the regenerated residual too.
   auto bad = x0;
-  bad[17] *= 1.001;
+  bad[17] += 0.5 * (1.0 + std::abs(bad[17]));  // far outside rounding in fp32 too
   EXPECT_GT(s.scaled_residual(bad, 0, mg::a_source::regenerated), sb::residual_threshold);
 }
 
@@ -302,31 +302,28 @@ TEST_P(Mgpu, SingularMatrixNamesItsPivot) {
   EXPECT_THROW(s.solve(), sb::invalid_argument);  // no factors to solve with
 }
 
-TEST_P(Mgpu, NotPositiveDefiniteNamesTheSameMinorAsOneGpu) {
+// cusolverMgPotrf answers an indefinite matrix with CUSOLVER_STATUS_INTERNAL_ERROR (seen on two
+// H200s, CUDA 13.0), not with info > 0: the wrapper says so by name, where one GPU names the minor.
+TEST_P(Mgpu, NotPositiveDefiniteIsNamedWhereOneGpuNamesTheMinor) {
   mg::context ctx(mg::first_devices(gpus()));
   const std::int64_t n = 300;
   mg::linear_system<double> s(ctx, sb::factorization::cholesky, n, 1, 64);
   s.generate(sb::matrix_kind::uniform, 5);  // symmetric part of a uniform matrix: indefinite
-  std::int64_t minor = 0;
   try {
     s.factor();
     FAIL() << "an indefinite matrix passed Cholesky";
-  } catch (const sb::not_positive_definite& e) {
-    minor = e.minor_order();
+  } catch (const sb::error& e) {
     EXPECT_TRUE(contains(e.what(), "cusolverMgPotrf")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "not positive definite")) << e.what();
   }
+  EXPECT_THROW(s.solve(), sb::invalid_argument);  // no factors to solve with
   ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
   cuda::context c;
   cuda::device_buffer<double> a(static_cast<std::size_t>(n * n));
   cuda::generate_matrix(a.data(), sb::matrix_kind::uniform, n, 5, c.stream());
   cuda::cholesky_solver<double> one(c, n, 1);
   one.factor(a.data());
-  try {
-    one.check_info();
-    FAIL() << "one GPU: an indefinite matrix passed Cholesky";
-  } catch (const sb::not_positive_definite& e) {
-    EXPECT_EQ(minor, e.minor_order());
-  }
+  EXPECT_THROW(one.check_info(), sb::not_positive_definite);
 }
 
 TEST_P(Mgpu, TileAboveTheRuleIsRefusedBeforeCusolver) {

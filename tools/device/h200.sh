@@ -83,11 +83,15 @@ for mode in "$@"; do
       rm -rf "$WORK/ab"/build-*
       ;;
     sanitize) sanitize ;;
+    mgtests)
+      step 120 mg-tests "$BUILD/test/solvebench_gpu_tests" --gtest_filter='Mgpu*:Gpus/Mgpu.*'
+      ;;
     sweep)
-      bench 400 sweep sweep.json
+      # The default sweep; its mixed-precision rows are left to `cond`, which runs them beside the map.
+      bench 420 sweep sweep.json --benchmark_filter=-/kind:
       ;;
     table)
-      bench 300 table table.json --sizes=1024,4096,10000,16384 --precisions=d,s \
+      bench 300 table table.json --sizes=1024,4096,10000,16384 --precisions=d \
         --benchmark_filter='^(CPU|CPU-driver|GPU|GPU-pinned|GPU-pageable)/[ds](gesv|posv|getrf|getrs|potrf|potrs|gemm)/n:[0-9]+(/nrhs:1)?/manual_time$'
       ;;
     numpy)

@@ -431,9 +431,20 @@ void linear_system<T>::factor() {
   if (lu)
     SB_CUSOLVER_CHECK(cusolverMgGetrf(ctx_.handle(), as_int(n_), as_int(n_), a_.parts(), 1, 1, a_.desc(),
                                       ipiv_pointers_.data(), t, work_pointers_.data(), lwork_, &info));
-  else
-    SB_CUSOLVER_CHECK(cusolverMgPotrf(ctx_.handle(), CUBLAS_FILL_MODE_LOWER, as_int(n_), a_.parts(), 1, 1, a_.desc(),
-                                      t, work_pointers_.data(), lwork_, &info));
+  else {
+    const cusolverStatus_t status = cusolverMgPotrf(ctx_.handle(), CUBLAS_FILL_MODE_LOWER, as_int(n_), a_.parts(), 1,
+                                                    1, a_.desc(), t, work_pointers_.data(), lwork_, &info);
+    // Measured on two H200s (CUDA 13.0): an indefinite matrix makes cusolverMgPotrf return
+    // INTERNAL_ERROR, not info > 0 as cusolverDnXpotrf does, so no minor can be named.
+    if (status == CUSOLVER_STATUS_INTERNAL_ERROR) {
+      ctx_.synchronize();
+      a_holds_factors_ = true;
+      factored_ = false;
+      throw error(routine<T>("Potrf") + ": CUSOLVER_STATUS_INTERNAL_ERROR, which cusolverMg returns for a matrix "
+                  "that is not positive definite (it names no minor; cusolverDnXpotrf on one GPU does)");
+    }
+    SB_CUSOLVER_CHECK(status);
+  }
   ctx_.synchronize();
   a_holds_factors_ = true;
   factored_ = info == 0;
