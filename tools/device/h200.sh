@@ -100,8 +100,14 @@ for mode in "$@"; do
       done
       ;;
     cond)
-      bench 420 cond cond.json --precisions=d --sizes=4096,16384,32768 --cond=1e1,1e2,1e4,1e6,1e8,1e10,1e12 \
-        --mixed_kinds=diagdom --benchmark_filter='/(cond|kind):'
+      # The map (GPU rows only: the CPU's dsgesv rows at n >= 16384 take minutes each), then the
+      # avenues toward 1.6x at n = 16384 on a well-conditioned matrix: two-level refinement, the
+      # unrefined low-precision solve (the floor), cuSOLVER's simple API.
+      bench 260 cond cond.json --precisions=d --sizes=4096,16384,32768 --cond=1e1,1e2,1e4,1e6,1e8,1e12 \
+        --mixed_kinds=diagdom --benchmark_filter='^GPU/d[a-z]*gesv/n:[0-9]+/nrhs:1/(cond|kind):'
+      bench 80 avenues avenues.json --precisions=d --sizes=16384 --mixed_kinds=diagdom \
+        --refine=classical,gmres,classical_gmres,none --irs_api=expert,simple \
+        --benchmark_filter='^GPU/d[a-z]*gesv/n:16384/nrhs:1/kind:diagdom'
       ;;
     mgpu)
       bench 300 mgpu mgpu.json --precisions=d --sizes=65536 --mgpu_sizes=16384,32768,65536 --mgpu_gpus=1,2 \
