@@ -257,8 +257,8 @@ def _grid(m: CondMap, cell_text) -> List[str]:
 
 def markdown(maps: List[CondMap], sources: List[str], marks: Marks = _no_marks) -> str:
     out = ["# Where mixed precision pays: the fp64-accurate map", "",
-           "Per matrix (n, and the condition number cond of A = U Σ Vᵀ with σ geometric from 1 to "
-           "1/cond), the fastest **fp64-accurate** method and its speedup over the same backend's "
+           "Per matrix (n, and the condition number cond of A = U Σ Vᵀ with σ geometric from √n down "
+           "to √n/cond), the fastest **fp64-accurate** method and its speedup over the same backend's "
            "`dgesv` on the same matrix (its median time / the method's), with the refinement's "
            "iterations (`did not converge`: it stopped without reaching its tolerance) and `fell "
            "back` where cuSOLVER finished with an fp64 factorization. fp64-accurate: the row passed "
