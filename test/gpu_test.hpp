@@ -3,9 +3,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <string>
+#include <vector>
 
 #include "solvebench/cuda_owners.hpp"
+#include "solvebench/matrix.hpp"
 
 class GpuTest : public ::testing::Test {
  protected:
@@ -15,3 +18,25 @@ class GpuTest : public ::testing::Test {
     ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
   }
 };
+
+// Copies between a test and the device. cudaMemcpy runs on the legacy default stream, which the
+// library's non-blocking streams do not wait for (and a pageable H2D copy may return before
+// its DMA is done): synchronise around them.
+template <class T>
+std::vector<T> to_host(const T* d, std::size_t count) {
+  std::vector<T> h(count);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_EQ(cudaMemcpy(h.data(), d, count * sizeof(T), cudaMemcpyDeviceToHost), cudaSuccess);
+  return h;
+}
+template <class T>
+std::vector<T> to_host(const solvebench::cuda::device_buffer<T>& d) {
+  return to_host(d.data(), d.size());
+}
+template <class T>
+solvebench::cuda::device_buffer<T> to_device(const solvebench::host_matrix<T>& m) {
+  solvebench::cuda::device_buffer<T> d(m.size());
+  EXPECT_EQ(cudaMemcpy(d.data(), m.data(), m.size_bytes(), cudaMemcpyHostToDevice), cudaSuccess);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  return d;
+}

@@ -21,27 +21,6 @@
 namespace sb = solvebench;
 namespace cuda = solvebench::cuda;
 
-namespace {
-
-// cudaMemcpy runs on the legacy default stream, which the library's non-blocking streams do
-// not wait for (and a pageable H2D copy may return before its DMA is done): synchronise.
-template <class T>
-std::vector<T> to_host(const cuda::device_buffer<T>& d) {
-  std::vector<T> h(d.size());
-  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  EXPECT_EQ(cudaMemcpy(h.data(), d.data(), d.size_bytes(), cudaMemcpyDeviceToHost), cudaSuccess);
-  return h;
-}
-
-template <class T>
-cuda::device_buffer<T> to_device(const sb::host_matrix<T>& m) {
-  cuda::device_buffer<T> d(m.size());
-  EXPECT_EQ(cudaMemcpy(d.data(), m.data(), m.size_bytes(), cudaMemcpyHostToDevice), cudaSuccess);
-  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  return d;
-}
-
-}  // namespace
 
 class DeviceGenerate : public GpuTest {};
 

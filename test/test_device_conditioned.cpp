@@ -21,26 +21,6 @@
 namespace sb = solvebench;
 namespace cuda = solvebench::cuda;
 
-namespace {
-
-// The library's streams do not wait for the legacy default stream: synchronise around copies.
-template <class T>
-std::vector<T> to_host(const T* d, std::size_t count) {
-  std::vector<T> h(count);
-  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  EXPECT_EQ(cudaMemcpy(h.data(), d, count * sizeof(T), cudaMemcpyDeviceToHost), cudaSuccess);
-  return h;
-}
-
-template <class T>
-cuda::device_buffer<T> to_device(const sb::host_matrix<T>& m) {
-  cuda::device_buffer<T> d(m.size());
-  EXPECT_EQ(cudaMemcpy(d.data(), m.data(), m.size_bytes(), cudaMemcpyHostToDevice), cudaSuccess);
-  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  return d;
-}
-
-}  // namespace
 
 class DeviceConditioned : public GpuTest {};
 

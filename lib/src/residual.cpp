@@ -34,16 +34,6 @@ void gemv_double(const host_matrix<T>& m, const std::vector<double>& v, std::vec
   }
 }
 
-// Max |entry|, or +Inf if any entry is NaN or Inf.
-double inf_norm_vector(const std::vector<double>& v) {
-  double r = 0.0;
-  for (double e : v) {
-    if (!std::isfinite(e)) return std::numeric_limits<double>::infinity();
-    r = std::max(r, std::fabs(e));
-  }
-  return r;
-}
-
 template <class T>
 std::vector<double> column(const host_matrix<T>& m, std::int64_t j) {
   std::vector<double> c(static_cast<std::size_t>(m.rows()));
@@ -52,6 +42,15 @@ std::vector<double> column(const host_matrix<T>& m, std::int64_t j) {
 }
 
 }  // namespace
+
+double inf_norm(const std::vector<double>& v) {
+  double r = 0.0;
+  for (double e : v) {
+    if (!std::isfinite(e)) return std::numeric_limits<double>::infinity();
+    r = std::max(r, std::fabs(e));
+  }
+  return r;
+}
 
 template <class T>
 double hpl_scaled_residual(const host_matrix<T>& a, const host_matrix<T>& x, const host_matrix<T>& b) {
@@ -63,8 +62,8 @@ double hpl_scaled_residual(const host_matrix<T>& a, const host_matrix<T>& x, con
     const std::vector<double> xj = column(x, j), bj = column(b, j);
     gemv_double(a, xj, ax, j == 0 ? &row_sums : nullptr);
     for (std::size_t i = 0; i < ax.size(); ++i) ax[i] = bj[i] - ax[i];
-    const double r = hpl_scaled_residual(inf_norm_vector(ax), inf_norm_vector(row_sums), inf_norm_vector(xj),
-                                         inf_norm_vector(bj), a.rows(), unit_roundoff<T>());
+    const double r = hpl_scaled_residual(inf_norm(ax), inf_norm(row_sums), inf_norm(xj),
+                                         inf_norm(bj), a.rows(), unit_roundoff<T>());
     if (!(r <= worst)) worst = r;  // also propagates NaN/Inf
   }
   return worst;
@@ -81,8 +80,8 @@ double gemm_scaled_residual(const host_matrix<T>& a, const host_matrix<T>& b, co
   gemv_double(b, v, bv, &b_sums);
   gemv_double(a, bv, abv, &a_sums);
   for (std::size_t i = 0; i < cv.size(); ++i) cv[i] -= abv[i];
-  const double denom_norms = inf_norm_vector(a_sums) * inf_norm_vector(b_sums);
-  return hpl_scaled_residual(inf_norm_vector(cv), denom_norms, inf_norm_vector(v), 0.0, a.cols(),
+  const double denom_norms = inf_norm(a_sums) * inf_norm(b_sums);
+  return hpl_scaled_residual(inf_norm(cv), denom_norms, inf_norm(v), 0.0, a.cols(),
                              unit_roundoff<T>());
 }
 

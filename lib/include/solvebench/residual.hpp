@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "solvebench/host_device.hpp"
 #include "solvebench/matrix.hpp"
@@ -31,6 +32,9 @@ SB_HOST_DEVICE inline double hpl_scaled_residual(double r_norm, double a_norm, d
   if (denom == 0.0) return r_norm == 0.0 ? 0.0 : inf;
   return r_norm / denom;
 }
+
+// Max |entry| of a vector, or +Inf if any entry is NaN or Inf: the norm every residual uses.
+double inf_norm(const std::vector<double>& v);
 
 // Worst column of B - A X, with A the original (unfactored) matrix. Accumulated in double.
 template <class T>

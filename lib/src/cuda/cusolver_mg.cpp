@@ -41,15 +41,6 @@ std::string device_name(int device) {
   return prop.name;
 }
 
-double inf_norm(const std::vector<double>& v) {
-  double r = 0;
-  for (double e : v) {
-    if (!std::isfinite(e)) return HUGE_VAL;
-    r = std::max(r, std::fabs(e));
-  }
-  return r;
-}
-
 matrix_desc make_desc(const context& ctx, std::int64_t rows, std::int64_t cols, std::int64_t tile, cudaDataType t) {
   cudaLibMgMatrixDesc_t d{};
   // 1-D column layout: one row block of all the rows, column blocks of `tile`.

@@ -60,15 +60,6 @@ void launch_accumulate(Entries entry, std::int64_t n, std::int64_t first_col, st
   SB_CUDA_CHECK(cudaGetLastError());
 }
 
-double inf_norm(const std::vector<double>& v) {
-  double r = 0;
-  for (double e : v) {
-    if (!std::isfinite(e)) return HUGE_VAL;
-    r = std::max(r, std::fabs(e));
-  }
-  return r;
-}
-
 template <class T>
 std::vector<double> column_to_host(const T* d, std::int64_t n, std::int64_t col, cudaStream_t stream) {
   std::vector<T> h(static_cast<std::size_t>(n));
