@@ -7,6 +7,7 @@
 #include <cmath>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "solvebench/cusolver.hpp"
@@ -285,6 +286,31 @@ TEST_P(Mgpu, RestoreMakesTimedRepetitionsRepeatable) {
   }
   EXPECT_LE(diff, 1e-12 * norm);
   EXPECT_LT(s.scaled_residual(), sb::residual_threshold);
+}
+
+// The getrs/potrs rows: B regenerated alone, solved again against factors made once.
+TEST_P(Mgpu, RhsRestoreKeepsTheFactorsForRepeatedSolves) {
+  mg::context ctx(mg::first_devices(gpus()));
+  for (auto [f, kind] : {std::pair{sb::factorization::lu, sb::matrix_kind::uniform},
+                         std::pair{sb::factorization::cholesky, sb::matrix_kind::spd}}) {
+    SCOPED_TRACE(sb::to_string(kind));
+    mg::linear_system<double> s(ctx, f, 500, 2, 64);
+    EXPECT_THROW(s.generate_rhs(), sb::invalid_argument);  // no (kind, seed) yet
+    s.generate(kind, 5);
+    s.factor();
+    s.solve();
+    const auto first = s.solution_column(1);
+    const double resid = s.scaled_residual();
+    EXPECT_LT(resid, sb::residual_threshold);
+    s.solve();  // B holds X: solving again gives A^-1 X, not X
+    const auto twice = s.solution_column(1);
+    s.generate_rhs();
+    s.solve();  // with the same factors: the same X, bit for bit
+    EXPECT_EQ(s.solution_column(1), first);
+    EXPECT_NE(twice, first);
+    EXPECT_NEAR(s.scaled_residual(), resid, 0.1 * resid);  // up to atomic-add order in the residual
+    EXPECT_THROW(s.factor(), sb::invalid_argument);  // the factors are still in A
+  }
 }
 
 TEST_P(Mgpu, SingularMatrixNamesItsPivot) {

@@ -1,7 +1,9 @@
 // Multi-GPU rows: cusolverMg getrf + getrs and potrf + potrs with A in column tiles over G
 // devices, generated on each device from global indices (no host copy of a matrix that may
 // not fit one GPU), the residual computed without gathering A.
-// Rows: MGPU/dgesv/n:N/nrhs:K/gpus:G/tile:T (and dposv, and s).
+// Rows: MGPU/dgesv/n:N/nrhs:K/gpus:G/tile:T (and dposv, and s), and the halves on their own,
+// MGPU/dgetrf/n:N/gpus:G/tile:T and MGPU/dgetrs/n:N/nrhs:K/gpus:G/tile:T (and potrf, potrs): the
+// factorization is what one compares with cusolverDnXgetrf, the solve is driven tile by tile.
 #include "mgpu/mgpu_rows.hpp"
 
 #include <chrono>
@@ -32,13 +34,17 @@ mg::context& context_for(int gpus) {
 // The Mg calls block and run on the library's own streams, so CUDA events on one stream
 // cannot time them: the timed region is a host clock between two synchronisations of every
 // device. Restoring A and B regenerates them on each device (untimed): no copy of A is kept,
-// which is what lets n reach past one GPU's memory.
+// which is what lets n reach past one GPU's memory. A getrs/potrs row regenerates B alone and
+// keeps the factors made once at set-up.
 template <class T>
 class adapter {
  public:
   adapter(const problem& p, int gpus, std::int64_t tile)
       : p_(p), ctx_(context_for(gpus)), system_(ctx_, p.op->family, p.n, p.nrhs, tile), tile_(tile) {}
-  void restore(bool, bool) { system_.generate(p_.kind, p_.seed); }
+  void restore(bool a, bool b) {
+    if (a) system_.generate(p_.kind, p_.seed);
+    else if (b) system_.generate_rhs();
+  }
   void start() {
     ctx_.synchronize();
     t0_ = std::chrono::steady_clock::now();
@@ -93,14 +99,15 @@ registration register_rows(const common_options& opt, const mgpu_options& mgpu) 
 
   for_each_precision(opt.precisions, [&](auto precision) {
     using T = typename decltype(precision)::type;
-    for (const operation* op : {&ops::gesv, &ops::posv})
+    for (const operation* op : {&ops::gesv, &ops::posv, &ops::getrf, &ops::getrs, &ops::potrf, &ops::potrs})
       for (auto n : mgpu.sizes)
-        for (auto k : opt.nrhs)
+        for (auto k : op->has_rhs() ? opt.nrhs : std::vector<std::int64_t>{1})
           for (auto g : gpus)
             for (auto tile : mgpu.tiles) {
               if (g > present) continue;
-              add<T>(row_spec::of<T>("MGPU", *op).add("n", n).add("nrhs", k).add("gpus", g).add("tile", tile), *op,
-                     opt, static_cast<int>(g), tile);
+              auto spec = row_spec::of<T>("MGPU", *op).add("n", n);
+              if (op->has_rhs()) spec.add("nrhs", k);
+              add<T>(spec.add("gpus", g).add("tile", tile), *op, opt, static_cast<int>(g), tile);
             }
   });
   for (auto g : gpus)

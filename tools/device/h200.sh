@@ -14,6 +14,8 @@
 #   cond       the condition-number map of the mixed-precision rows -> cond.json
 #   mgpu       cusolverMg rows, G = 1, 2, tiles 256 and 512, beside GPU/dgesv at 65536 -> mgpu.json
 #   mgpu-big   one fp64 system larger than one H200 (n = 140000) on two -> mgpu-big.json
+#   mgpu-target  the 1.7x target at n = 65536: GPU/dgesv and its halves against MGPU on two GPUs,
+#              tile 512, medians of 3 in interleaved order -> mgpu-target.json
 # Example: tools/device/h200.sh build gputests ab
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -116,6 +118,11 @@ for mode in "$@"; do
     mgpu-big)
       bench 300 mgpu-big mgpu-big.json --precisions=d --mgpu_sizes=140000 --mgpu_gpus=2 --mgpu_tiles=512 \
         --benchmark_filter='^MGPU/dgesv'
+      ;;
+    mgpu-target)
+      bench 240 mgpu-target mgpu-target.json --precisions=d --sizes=65536 --mgpu_sizes=65536 --mgpu_gpus=2 \
+        --mgpu_tiles=512 --benchmark_repetitions=3 --benchmark_enable_random_interleaving=true \
+        --benchmark_filter='^(MGPU/dget(rf|rs)|MGPU/dgesv|GPU/dget(rf|rs)/n:65536/|GPU/dgesv/n:65536/nrhs:1/manual)'
       ;;
     *) echo "unknown mode $mode" >&2; exit 2 ;;
   esac

@@ -265,6 +265,9 @@ class linear_system {
   // (no host copy). The set-up, and the restore between timed repetitions: factor() overwrites A
   // with its factors and solve() overwrites B with X. Returns synchronised.
   void generate(matrix_kind kind, std::uint64_t seed);
+  // B alone, from the (kind, seed) of the last generate(): the factors in A stay, so solve()
+  // can be timed again against them (the getrs/potrs rows). Returns synchronised.
+  void generate_rhs();
 
   // Blocking, every device synchronised on return. Mg returns info on the host, so a singular
   // matrix (singular_matrix(k)) or a non-SPD one (not_positive_definite(k)) throws at once.
@@ -300,6 +303,8 @@ class linear_system {
   matrix_kind matrix_kind_ = matrix_kind::uniform;
   std::uint64_t seed_ = 0;
   bool generated_ = false, a_holds_factors_ = false, factored_ = false;
+
+  void fill(bool a, bool b);  // each device's column blocks of A and/or B, then every device synchronised
 };
 
 extern template class device_array<float>;

@@ -392,23 +392,37 @@ linear_system<T>::linear_system(const context& ctx, factorization kind, std::int
 }
 
 template <class T>
-void linear_system<T>::generate(matrix_kind kind, std::uint64_t seed) {
+void linear_system<T>::fill(bool a, bool b) {
   for (int p = 0; p < ctx_.device_count(); ++p) {
     scoped_device on(ctx_.devices()[as_size(p)]);
     const cudaStream_t s = ctx_.stream(p);
-    for (const auto& blk : a_.layout().blocks_of(p))
-      generate_matrix_columns(a_.part(p) + blk.local_first_col * n_, n_, kind, seed, n_, blk.first_col, blk.cols, s);
-    for (const auto& blk : b_.layout().blocks_of(p))
-      generate_rhs_columns(b_.part(p) + blk.local_first_col * n_, n_, seed, n_, blk.first_col, blk.cols, s);
+    if (a)
+      for (const auto& blk : a_.layout().blocks_of(p))
+        generate_matrix_columns(a_.part(p) + blk.local_first_col * n_, n_, matrix_kind_, seed_, n_, blk.first_col,
+                                blk.cols, s);
+    if (b)
+      for (const auto& blk : b_.layout().blocks_of(p))
+        generate_rhs_columns(b_.part(p) + blk.local_first_col * n_, n_, seed_, n_, blk.first_col, blk.cols, s);
   }
   for (int p = 0; p < ctx_.device_count(); ++p) {
     scoped_device on(ctx_.devices()[as_size(p)]);
     SB_CUDA_CHECK(cudaStreamSynchronize(ctx_.stream(p)));
   }
+}
+
+template <class T>
+void linear_system<T>::generate(matrix_kind kind, std::uint64_t seed) {
   matrix_kind_ = kind;
   seed_ = seed;
+  generated_ = a_holds_factors_ = factored_ = false;
+  fill(true, true);
   generated_ = true;
-  a_holds_factors_ = factored_ = false;
+}
+
+template <class T>
+void linear_system<T>::generate_rhs() {
+  if (!generated_) throw invalid_argument("generate_rhs(): B has no (kind, seed) yet (generate() first)");
+  fill(false, true);
 }
 
 template <class T>
