@@ -2,6 +2,7 @@
 #include "solvebench/generate.hpp"
 
 #include "solvebench/errors.hpp"
+#include "tabulate.hpp"
 
 namespace solvebench {
 
@@ -24,22 +25,14 @@ matrix_kind parse_matrix_kind(const std::string& text) {
 
 template <class T>
 host_matrix<T> generate_matrix(matrix_kind kind, std::int64_t n, std::uint64_t seed) {
-  host_matrix<T> a(n, n);
   const std::uint64_t key = rng::matrix_key(seed);
-#pragma omp parallel for schedule(static)
-  for (std::int64_t j = 0; j < n; ++j)
-    for (std::int64_t i = 0; i < n; ++i) a(i, j) = static_cast<T>(matrix_entry(kind, key, n, i, j));
-  return a;
+  return tabulate<T>(n, n, [&](std::int64_t i, std::int64_t j) { return matrix_entry(kind, key, n, i, j); });
 }
 
 template <class T>
 host_matrix<T> generate_rhs(std::int64_t n, std::int64_t nrhs, std::uint64_t seed) {
-  host_matrix<T> b(n, nrhs);
   const std::uint64_t key = rng::rhs_key(seed);
-#pragma omp parallel for schedule(static)
-  for (std::int64_t j = 0; j < nrhs; ++j)
-    for (std::int64_t i = 0; i < n; ++i) b(i, j) = static_cast<T>(rhs_entry(key, n, i, j));
-  return b;
+  return tabulate<T>(n, nrhs, [&](std::int64_t i, std::int64_t j) { return rhs_entry(key, n, i, j); });
 }
 
 template host_matrix<float> generate_matrix(matrix_kind, std::int64_t, std::uint64_t);

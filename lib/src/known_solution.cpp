@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "solvebench/errors.hpp"
+#include "tabulate.hpp"
 
 namespace solvebench {
 namespace {
@@ -14,12 +15,8 @@ constexpr std::int64_t row_block = 512;
 
 template <class T>
 host_matrix<T> generate_known_solution(std::int64_t n, std::int64_t nrhs, std::uint64_t seed) {
-  host_matrix<T> x(n, nrhs);
   const std::uint64_t key = rng::solution_key(seed);
-#pragma omp parallel for schedule(static)
-  for (std::int64_t j = 0; j < nrhs; ++j)
-    for (std::int64_t i = 0; i < n; ++i) x(i, j) = static_cast<T>(solution_entry(key, n, i, j));
-  return x;
+  return tabulate<T>(n, nrhs, [&](std::int64_t i, std::int64_t j) { return solution_entry(key, n, i, j); });
 }
 
 template <class T>
