@@ -4,10 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "solvebench/cuda_owners.hpp"
+#include "solvebench/device_generate.hpp"
 #include "solvebench/matrix.hpp"
 
 class GpuTest : public ::testing::Test {
@@ -40,3 +42,19 @@ solvebench::cuda::device_buffer<T> to_device(const solvebench::host_matrix<T>& m
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   return d;
 }
+
+// A singular fp64 system on the device, generated on `stream` (not yet synchronised): a0 is A
+// to check against, a the copy a solver overwrites, b the right-hand side, x room for the answer.
+struct singular_system {
+  singular_system(std::int64_t order, std::uint64_t seed, cudaStream_t stream)
+      : n(order), a0(elements(n * n)), a(elements(n * n)), b(elements(n)), x(elements(n)) {
+    for (double* m : {a0.data(), a.data()})
+      solvebench::cuda::generate_matrix(m, solvebench::matrix_kind::singular, n, seed, stream);
+    solvebench::cuda::generate_rhs(b.data(), n, 1, seed, stream);
+  }
+  std::int64_t n;
+  solvebench::cuda::device_buffer<double> a0, a, b, x;
+
+ private:
+  static std::size_t elements(std::int64_t count) { return static_cast<std::size_t>(count); }
+};

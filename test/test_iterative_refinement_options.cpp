@@ -131,20 +131,17 @@ TEST_F(IrsOptions, SimpleApiRefusesSettingsItCannotApply) {
 
 TEST_F(IrsOptions, SingularMatrixIsTheUsualErrorThroughTheSimpleApi) {
   cuda::context ctx;
-  const std::int64_t n = 64;
-  cuda::device_buffer<double> a0(n * n), a(n * n), b(n), x(n);
-  cuda::generate_matrix(a0.data(), sb::matrix_kind::singular, n, 3, ctx.stream());
-  cuda::generate_matrix(a.data(), sb::matrix_kind::singular, n, 3, ctx.stream());
-  cuda::generate_rhs(b.data(), n, 1, 3, ctx.stream());
+  singular_system sys(64, 3, ctx.stream());
+  const std::int64_t n = sys.n;
   cuda::irs_options opt;
   opt.api = cuda::irs_api::simple;
   cuda::irs_solver s(ctx, n, 1, opt);
   try {
-    s.solve(a.data(), b.data(), x.data());
+    s.solve(sys.a.data(), sys.b.data(), sys.x.data());
     s.check_info();
-    EXPECT_FALSE(cuda::hpl_scaled_residual(a0.data(), x.data(), b.data(), n, 1, ctx.stream()) <
+    EXPECT_FALSE(cuda::hpl_scaled_residual(sys.a0.data(), sys.x.data(), sys.b.data(), n, 1, ctx.stream()) <
                  sb::residual_threshold);
-    s.diagnose(a.data(), a0.data());
+    s.diagnose(sys.a.data(), sys.a0.data());
     FAIL() << "diagnose() must throw for a singular matrix";
   } catch (const sb::singular_matrix& e) {
     EXPECT_EQ(e.pivot(), 33) << e.what();
