@@ -48,6 +48,18 @@ class row_spec {
   std::vector<std::pair<std::string, std::string>> axes_;
 };
 
+// One operation's rows of order n: one per right-hand-side count (axis nrhs) when it solves,
+// a single row without that axis when it does not (getrf, potrf, gemm). Backends add their
+// own axes after these.
+template <class T>
+std::vector<row_spec> solve_rows(const std::string& backend, const operation& op, std::int64_t n,
+                                 const std::vector<std::int64_t>& nrhs) {
+  if (!op.has_rhs()) return {row_spec::of<T>(backend, op).add("n", n)};
+  std::vector<row_spec> out;
+  for (auto k : nrhs) out.push_back(row_spec::of<T>(backend, op).add("n", n).add("nrhs", k));
+  return out;
+}
+
 // What a backend adapter is asked to build: one system (or `count` of them) of order n.
 struct problem {
   const operation* op;

@@ -45,11 +45,7 @@ void register_rows(const common_options& opt, const mixed_options& mixed, const 
     using T = typename decltype(precision)::type;
     for (const operation* op : ops::solve_family)
       for (auto n : opt.sizes_or_default())
-        for (auto k : op->has_rhs() ? opt.nrhs : std::vector<std::int64_t>{1}) {
-          auto spec = row_spec::of<T>("CPU", *op).add("n", n);
-          if (op->has_rhs()) spec.add("nrhs", k);
-          add_solve_row<T>(spec, *op, opt);
-        }
+        for (const auto& spec : solve_rows<T>("CPU", *op, n, opt.nrhs)) add_solve_row<T>(spec, *op, opt);
     for (const operation* op : {&ops::gesv, &ops::posv})
       for (auto n : opt.sizes_or_default())
         for (auto k : opt.nrhs) {

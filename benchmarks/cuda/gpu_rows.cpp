@@ -38,17 +38,6 @@ void add_transfer(const row_spec& spec, const operation& op, const common_option
   else add<transfer_adapter<T, cuda::lu_solver<T>>>(spec, op, opt.kind, opt.seed, api, where);
 }
 
-template <class T>
-void add_solve_rows(const std::string& backend, const operation& op, const std::vector<std::int64_t>& sizes,
-                    const common_options& opt, const std::function<void(const row_spec&)>& add_row) {
-  for (auto n : sizes)
-    for (auto k : op.has_rhs() ? opt.nrhs : std::vector<std::int64_t>{1}) {
-      auto spec = row_spec::of<T>(backend, op).add("n", n);
-      if (op.has_rhs()) spec.add("nrhs", k);
-      add_row(spec);
-    }
-}
-
 // The naive per-system loop is slow by design: a few sizes are enough to show it.
 bool naive_loop_size(std::int64_t n) { return n == 8 || n == 32 || n == 128; }
 
@@ -87,11 +76,13 @@ registration register_rows(const common_options& opt, const gpu_options& gpu, co
   for_each_precision(opt.precisions, [&](auto precision) {
     using T = typename decltype(precision)::type;
     for (const operation* op : ops::solve_family)
-      add_solve_rows<T>("GPU", *op, out.sizes, opt, [&](const row_spec& s) { add_resident<T>(s, *op, opt, gpu.api); });
+      for (auto n : out.sizes)
+        for (const auto& spec : solve_rows<T>("GPU", *op, n, opt.nrhs)) add_resident<T>(spec, *op, opt, gpu.api);
     for (auto [backend, where] : {std::pair{"GPU-pinned", host_memory::pinned}, {"GPU-pageable", host_memory::pageable}})
       for (const operation* op : {&ops::gesv, &ops::posv})
-        add_solve_rows<T>(backend, *op, out.sizes, opt,
-                          [&](const row_spec& s) { add_transfer<T>(s, *op, opt, gpu.api, where); });
+        for (auto n : out.sizes)
+          for (const auto& spec : solve_rows<T>(backend, *op, n, opt.nrhs))
+            add_transfer<T>(spec, *op, opt, gpu.api, where);
   });
 
   if (opt.has("d")) {  // mixed precision: fp64 in and out

@@ -101,13 +101,11 @@ registration register_rows(const common_options& opt, const mgpu_options& mgpu) 
     using T = typename decltype(precision)::type;
     for (const operation* op : {&ops::gesv, &ops::posv, &ops::getrf, &ops::getrs, &ops::potrf, &ops::potrs})
       for (auto n : mgpu.sizes)
-        for (auto k : op->has_rhs() ? opt.nrhs : std::vector<std::int64_t>{1})
+        for (const auto& base : solve_rows<T>("MGPU", *op, n, opt.nrhs))
           for (auto g : gpus)
             for (auto tile : mgpu.tiles) {
               if (g > present) continue;
-              auto spec = row_spec::of<T>("MGPU", *op).add("n", n);
-              if (op->has_rhs()) spec.add("nrhs", k);
-              add<T>(spec.add("gpus", g).add("tile", tile), *op, opt, static_cast<int>(g), tile);
+              add<T>(row_spec(base).add("gpus", g).add("tile", tile), *op, opt, static_cast<int>(g), tile);
             }
   });
   for (auto g : gpus)
