@@ -12,6 +12,12 @@ target_compile_options(solvebench_warnings INTERFACE
   $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=${_sb_cuda_host_warnings}>
   $<$<AND:$<COMPILE_LANGUAGE:CUDA>,$<BOOL:${SOLVE_BENCH_WERROR}>>:-Werror=all-warnings>)
 
+# Messages carry __FILE__ (the error macros): relative to the source root, never the build
+# machine's absolute path.
+target_compile_options(solvebench_warnings INTERFACE
+  $<$<COMPILE_LANGUAGE:CXX>:-fmacro-prefix-map=${PROJECT_SOURCE_DIR}/=>
+  $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-fmacro-prefix-map=${PROJECT_SOURCE_DIR}/=>)
+
 if(SOLVE_BENCH_SANITIZE)
   target_compile_options(solvebench_warnings INTERFACE
     $<$<COMPILE_LANGUAGE:CXX>:-fsanitize=${SOLVE_BENCH_SANITIZE} -fno-omit-frame-pointer -fno-sanitize-recover=all>)

@@ -1,13 +1,17 @@
 // The verdict on synthetic runs (test/data/verdict_cases.txt): crossovers, the CPU's best path,
 // the fp64:fp32 advice, mixed precision, batched, energy, and the audit's caveats in place.
-#include "core/verdict.hpp"
+#include "checks/render.hpp"
+#include "checks/verdict.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "solvebench/errors.hpp"
 #include "verdict_fixture.hpp"
@@ -54,7 +58,7 @@ bool has_line(const sb::run_verdict& v, const std::string& text) {
 
 std::vector<sb::speedup_point> points(const std::vector<std::pair<long long, double>>& ns) {
   std::vector<sb::speedup_point> out;
-  for (const auto& [n, s] : ns) out.push_back({n, 0, 0, s});
+  for (const auto& [n, s] : ns) out.push_back({n, 0, 0, s, std::nullopt});
   return out;
 }
 
@@ -207,18 +211,18 @@ TEST(VerdictCpuOnly, SaysThereAreNoGpuRows) {
 
 TEST(VerdictCpuOnly, AnEmptyRun) {
   const auto v = sb::make_verdict(sb::run_summary{}, {});
-  EXPECT_EQ(v.lines, std::vector<std::string>{"No GPU rows in this run: nothing to compare the CPU with."});
-  EXPECT_NE(sb::verdict_json(v).find("\"fp64_fp32\": null"), std::string::npos);
+  EXPECT_EQ(v.lines, std::vector<std::string>{"No row passed: nothing to judge."});
+  EXPECT_TRUE(sb::verdict_json(v)["fp64_fp32"].is_null());
 }
 
 // (4) A finding on a row the verdict used sits on that entry, and only there.
 TEST(VerdictAudit, ThrottledRowAttachedToItsEntry) {
   const auto v = verdict_of("audited");
   EXPECT_EQ(rules(solve(v, "dgesv").caveats), std::vector<std::string>{"gpu_throttled"});
-  EXPECT_TRUE(has_line(v, "dgesv caveat (gpu_throttled): SM clock fell"));
+  EXPECT_TRUE(has_line(v, "dgesv caveat (gpu_throttled, warning): SM clock fell"));
   EXPECT_TRUE(v.fp64_fp32->caveats.empty());  // the noisy CPU/sgemm row is not one it used
   EXPECT_EQ(rules(v.caveats), std::vector<std::string>{"debug_benchmark_library"});
-  EXPECT_EQ(sb::verdict_json(v).find("noise"), std::string::npos);
+  for (const auto& c : solve(v, "dgesv").caveats) EXPECT_NE(c.rule, "noisy_row");  // notes are no caveats
   EXPECT_NE(sb::verdict_markdown(v).find("- **gpu_throttled** (warning) on dgesv: SM clock"), std::string::npos);
 }
 
@@ -262,24 +266,24 @@ TEST(VerdictEnergy, MissingSidesNamed) {
 TEST(VerdictOutput, JsonEscapesAndNulls) {
   sb::run_summary run;
   run.context["gpu_rows"] = "absent: \"quoted\"\\ and\ttab";
-  const auto json = sb::verdict_json(sb::make_verdict(run, {}));
-  EXPECT_NE(json.find(R"("gpu_rows": "absent: \"quoted\"\\ and\u0009tab")"), std::string::npos) << json;
-  EXPECT_NE(json.find(R"("gpu_name": null)"), std::string::npos);
-  EXPECT_EQ(json.rfind("{\"verdict\": {", 0), 0u);
+  const auto json = sb::verdict_json(sb::make_verdict(run, {})).dump();
+  EXPECT_NE(json.find(R"("gpu_rows":"absent: \"quoted\"\\ and\ttab")"), std::string::npos) << json;
+  EXPECT_NE(json.find(R"("gpu_name":null)"), std::string::npos);
 }
 
 TEST(VerdictOutput, FilesBesideTheRun) {
-  EXPECT_EQ(sb::verdict_paths_for("out/run.json").json, "out/run.verdict.json");
-  EXPECT_EQ(sb::verdict_paths_for("out/run.rows.jsonl").markdown, "out/run.verdict.md");
+  EXPECT_EQ(sb::check_files_for("out/run").verdict_json, "out/run.verdict.json");
+  EXPECT_EQ(sb::check_files_for("out/run").verdict_markdown, "out/run.verdict.md");
   const auto dir = std::filesystem::temp_directory_path() / "solve_bench_test_verdict";
   std::filesystem::create_directories(dir);
   const auto v = verdict_of("consumer_like");
-  sb::write_verdict_files(v, (dir / "x.json").string());
+  const sb::audit_report audit;
+  sb::write_check_files((dir / "x").string(), audit, v);
   std::ifstream md(dir / "x.verdict.md");
   std::stringstream text;
   text << md.rdbuf();
   EXPECT_EQ(text.str(), sb::verdict_markdown(v));
   EXPECT_TRUE(std::filesystem::exists(dir / "x.verdict.json"));
   std::filesystem::remove_all(dir);
-  EXPECT_THROW(sb::write_verdict_files(v, (dir / "no" / "such" / "x.json").string()), solvebench::error);
+  EXPECT_THROW(sb::write_check_files((dir / "no" / "such" / "x").string(), audit, v), solvebench::error);
 }

@@ -1,5 +1,5 @@
 // test/data/verdict_cases.txt (synthetic runs; the format is described at its top) read into
-// what make_verdict takes. tools/tests/test_verdict.py reads the same file.
+// what make_verdict takes.
 #pragma once
 
 #include <fstream>
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/verdict.hpp"
+#include "checks/verdict.hpp"
 
 namespace solvebench::bench::testing {
 
@@ -60,7 +60,9 @@ inline std::vector<verdict_case> read_verdict_cases(const std::string& path) {
       std::stringstream fields(rest.substr(0, err));
       std::string name, times;
       if (!(fields >> name >> times)) throw bad("a row needs a name and times");
-      row_record r = parse_row_name(name);
+      row_record r;
+      r.id = legacy_row_id(name);
+      r.name = r.id.name();
       if (times != "-")
         for (const auto& t : split(times, ',')) r.times_ms.push_back(std::stod(t));
       for (std::string kv; fields >> kv;) {
@@ -81,7 +83,8 @@ inline std::vector<verdict_case> read_verdict_cases(const std::string& path) {
       finding f;
       std::string rows;
       if (!(head >> f.rule >> f.severity >> rows)) throw bad("a finding is RULE SEVERITY ROWS | MESSAGE");
-      if (rows != "-") f.rows = split(rows, ',');
+      if (rows != "-")
+        for (const auto& row : split(rows, ',')) f.rows.push_back(legacy_row_id(row));
       f.message = rest.substr(bar + 3);
       current->findings.push_back(std::move(f));
     } else {

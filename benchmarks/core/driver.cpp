@@ -2,73 +2,110 @@
 #include "core/driver.hpp"
 
 #include <benchmark/benchmark.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <iostream>
 #include <memory>
+#include <regex>
 
-#include "core/audit.hpp"
+#include "checks/render.hpp"
 #include "core/environment.hpp"
+#include "core/gb_flags.hpp"
 #include "core/harness.hpp"
-#include "core/verdict.hpp"
+#include "core/outputs.hpp"
+#include "core/printers.hpp"
 #include "solvebench/config.hpp"
 #include "solvebench/lapack.hpp"
+
+extern char** environ;
 
 namespace solvebench::bench {
 namespace {
 
-// solve_bench's own default minimum time per row: Google Benchmark's 0.5 s would push the
-// default sweep past ten minutes on the H200; 0.25 s still gives thousands of iterations to
-// fast rows and at least one to slow ones. A --benchmark_min_time flag (or
-// BENCHMARK_MIN_TIME) wins.
-constexpr const char* default_min_time = "0.25";
-
-bool is_plain_number(const std::string& s) {
-  if (s.empty()) return false;
-  char* end = nullptr;
-  std::strtod(s.c_str(), &end);
-  return end && *end == '\0';
-}
+constexpr bool gb_1_8 = SOLVE_BENCH_GBENCH_1_8 != 0;
+constexpr const char* reexec_variable = "SOLVE_BENCH_REEXEC_DEPTH";
+constexpr int max_reexec = 32;
 
 std::string usage(const program& p) {
   return p.about + "\n" + p.name + " flags (each also read from the environment variable in brackets; flags win):\n" +
          flags_help(p.flags) +
-         "\nGoogle Benchmark flags keep working, e.g.\n"
-         "  --benchmark_filter=REGEX  --benchmark_repetitions=N  --benchmark_out=FILE --benchmark_out_format=json\n"
-         "  --benchmark_min_time=SECONDS (default here: 0.25; written 0.25 or 0.25s, whichever Google Benchmark\n"
-         "  version is linked; 1.8+ also takes an iteration count, 100x)\n\n" +
-         p.exit_status;
+         "\nGoogle Benchmark flags keep working:\n"
+         "  --benchmark_list_tests          list the rows this command would run, and stop\n"
+         "  --benchmark_filter=REGEX        run the rows whose name matches (extended regex; a leading - negates:\n"
+         "                                  --benchmark_filter=-_batched runs every row but the batched ones)\n"
+         "  --benchmark_repetitions=N       repeat each row N times (mean, median, stddev, cv follow)\n"
+         "  --benchmark_out=FILE --benchmark_out_format=json|csv|console   results, written whole at the end\n"
+         "  --benchmark_min_time=SECONDS    timed seconds each row samples at least (default 0.25; 0.25s also\n"
+         "                                  works); N x (100x): exactly N timed calls per row\n"
+         "  --benchmark_report_aggregates_only, --benchmark_display_aggregates_only, --benchmark_format=json\n"
+         "Examples:\n"
+         "  " + p.name + " --benchmark_filter='^GPU/d'              the fp64 GPU rows\n"
+         "  " + p.name + " --sizes=1024 --benchmark_filter='gesv'   dense solves at n = 1024\n\n" +
+         exit_status_help();
+}
+
+// Cost of a row relative to others, from its size (the ETA scales it by what rows really take).
+double estimated_cost(const row_id& id) {
+  const double n = static_cast<double>(id.n), k = static_cast<double>(id.nrhs.value_or(1));
+  double flops = 2 * n * n * n / 3;
+  if (id.op == "posv" || id.op == "potrf") flops /= 2;
+  if (id.op == "gemm") flops *= 3;
+  if (id.op == "getrs" || id.op == "potrs") flops = 2 * n * n * k;
+  flops *= static_cast<double>(id.int_axis("batch").value_or(1));
+  const double rate = id.device == "gpu" ? 2e13 : 1e11;
+  return 0.3 + 6 * flops / rate + n * n * 2e-9;
+}
+
+std::vector<planned_row> plan_rows(const std::vector<std::string>& names, const std::string& filter) {
+  std::vector<planned_row> out;
+  for (const auto& name : names)
+    if (matches_filter(filter, name + "/manual_time"))
+      if (const row_id* id = registered_id(name)) out.push_back({name, estimated_cost(*id)});
+  return out;
+}
+
+// Re-executes this binary with --resume=LOG, so that the rows a broken GPU context could not
+// run get a fresh process; returns only if that fails.
+void rerun_deferred(int argc, char** argv, const std::string& live) {
+  const char* depth_text = std::getenv(reexec_variable);
+  const int depth = depth_text ? std::atoi(depth_text) : 0;
+  if (depth >= max_reexec) return;
+  setenv(reexec_variable, std::to_string(depth + 1).c_str(), 1);
+  std::vector<std::string> args;
+  for (int i = 0; i < argc; ++i)
+    if (std::strncmp(argv[i], "--resume=", 9) != 0) args.emplace_back(argv[i]);
+  args.push_back("--resume=" + live);
+  std::vector<char*> c_args;
+  for (auto& a : args) c_args.push_back(a.data());
+  c_args.push_back(nullptr);
+  std::cerr << "solve_bench: " << deferred_rows().size()
+            << " row(s) could not run in this process (the GPU context is broken); running them in a fresh one\n"
+            << std::flush;
+  execv("/proc/self/exe", c_args.data());
+  std::cerr << "solve_bench: could not start a fresh process: " << std::strerror(errno) << "\n";
 }
 
 // Reporter for the ranks other than the root: they run every row (they must, for the
-// collectives) but say nothing.
-class silent_reporter : public benchmark::BenchmarkReporter {
- public:
-  bool ReportContext(const Context&) override { return true; }
-  void ReportRuns(const std::vector<Run>&) override {}
-};
+// collectives) but print nothing; the bridge still takes each row's samples.
+std::unique_ptr<bridge> silent_bridge() { return std::make_unique<bridge>(std::vector<printer*>{}); }
 
 }  // namespace
 
-std::string min_time_for_this_library(const std::string& value) {
-#if SOLVE_BENCH_GBENCH_1_8
-  return is_plain_number(value) ? value + "s" : value;
-#else
-  if (!value.empty() && value.back() == 's' && is_plain_number(value.substr(0, value.size() - 1)))
-    return value.substr(0, value.size() - 1);
-  if (!value.empty() && value.back() == 'x')
-    throw usage_error("--benchmark_min_time=" + value +
-                      ": an iteration count needs Google Benchmark 1.8 or later (this one is older); give seconds");
-  return value;
-#endif
+std::string exit_status_help() {
+  return "Exit status: 0 every row ran and passed its checks; 1 a row failed (its error is in the output and\n"
+         "the JSON) or an output could not be written; 2 bad flags, environment values or output paths;\n"
+         "3 (solve_bench_mpi) the ranks fell out of step; 4 nothing was measured (no row matched, or every\n"
+         "row was refused): earlier results are left as they were.\n";
 }
 
 void add_common_context(const common_options& opt) {
   const auto blas = lapack::blas_runtime_info();
   benchmark::AddCustomContext("solve_bench_version", SOLVE_BENCH_VERSION);
+  benchmark::AddCustomContext("solve_bench_commit", SOLVE_BENCH_COMMIT);
   benchmark::AddCustomContext("solve_bench_build_type", SOLVE_BENCH_BUILD_TYPE);
+  benchmark::AddCustomContext("compiler", SOLVE_BENCH_COMPILER);
   benchmark::AddCustomContext("blas_vendor", blas.vendor);
   benchmark::AddCustomContext("blas_version", blas.version);
   benchmark::AddCustomContext("blas_config", blas.blas_config);
@@ -80,101 +117,100 @@ void add_common_context(const common_options& opt) {
   benchmark::AddCustomContext("seed", std::to_string(opt.seed));
   benchmark::AddCustomContext("matrix_kind_lu", opt.kind ? to_string(*opt.kind) : "uniform");
   benchmark::AddCustomContext("matrix_kind_cholesky", opt.kind ? to_string(*opt.kind) : "spd");
+  const sampling& s = sampling_policy();
+  benchmark::AddCustomContext(
+      "sampling", s.exact > 0 ? std::to_string(s.exact) + " timed calls per row"
+                              : "at least " + std::to_string(s.min_samples) + " calls and " + std::to_string(s.min_time) +
+                                    " s per row, then until the median is known to " + std::to_string(s.max_noise_pct) +
+                                    "% or " + std::to_string(s.max_time) + " s; one call past " +
+                                    std::to_string(s.long_cap) + " s");
   for (const auto& [key, value] : environment_facts()) benchmark::AddCustomContext(key, value);
 }
-
-namespace {
-
-// The audit and the verdict of a finished run: printed after the rows (to stderr when stdout
-// carries JSON) and, with --benchmark_out=X.json, written to X.audit.json, X.verdict.json and
-// X.verdict.md, where tools/report and tools/regress read them.
-void check_the_run(const program& p, const run_summary& summary) {
-  const audit_report audit = run_audit(summary);
-  const run_verdict verdict = make_verdict(summary, audit.findings);
-  std::ostream& out = p.common->display_format == "json" ? std::cerr : std::cout;
-  out << "\n" << audit_console(audit) << "\n" << verdict_console(verdict) << std::flush;
-  const std::string base = output_base(*p.common);
-  if (base.empty()) return;
-  std::ofstream file(base + ".audit.json");
-  file << audit_json(audit);
-  if (!file) throw error("cannot write " + base + ".audit.json");
-  write_verdict_files(verdict, base + ".json");
-}
-
-}  // namespace
 
 int run_program(program& p, int argc, char** argv) {
   for (int i = 1; i < argc; ++i)
     if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
       if (p.root) std::cout << usage(p);
-      return 0;
+      return exit_code::ok;
     }
 
-  // Google Benchmark's flags: seen here (Initialize consumes them), the minimum time spelt
-  // for the linked version, and --benchmark_out kept from ranks other than the root (they
-  // would truncate the root's file on a shared file system).
-  std::vector<std::string> gb_flags, storage;
+  gb_settings gb;
+  std::vector<std::string> gb_args;
   std::string problem;
-  bool min_time_given = false;
   try {
-    if (const char* env = std::getenv("BENCHMARK_MIN_TIME")) {
-      setenv("BENCHMARK_MIN_TIME", min_time_for_this_library(env).c_str(), 1);
-      min_time_given = true;
-    }
-    storage.emplace_back(argv[0]);
-    for (int i = 1; i < argc; ++i) {
-      std::string arg = argv[i];
-      if (arg.rfind("--benchmark_", 0) == 0) {
-        if (arg.rfind("--benchmark_min_time=", 0) == 0) {
-          arg = "--benchmark_min_time=" + min_time_for_this_library(arg.substr(21));
-          min_time_given = true;
-        }
-        gb_flags.push_back(arg);
-        if (!p.root && arg.rfind("--benchmark_out", 0) == 0) continue;
-      }
-      storage.push_back(arg);
-    }
+    gb_args = take_gb_flags(argc, argv, gb, gb_1_8);
   } catch (const usage_error& e) {
     problem = e.what();
+    gb_args = {argv[0]};
   }
-  if (!p.root) unsetenv("BENCHMARK_OUT");
-  if (!min_time_given)
-    storage.insert(storage.begin() + 1, "--benchmark_min_time=" + min_time_for_this_library(default_min_time));
+  sampling_policy() = gb.timing;
+  gb_args.insert(gb_args.begin() + 1, vanishing_min_time(gb_1_8));
   std::vector<char*> args;
-  for (auto& s : storage) args.push_back(s.data());
+  for (auto& s : gb_args) args.push_back(s.data());
   int args_count = static_cast<int>(args.size());
   args.push_back(nullptr);
   benchmark::Initialize(&args_count, args.data());
 
+  output_plan plan;
   try {
-    if (problem.empty()) parse_flags(p.flags, args_count, args.data(), *p.common, gb_flags);
-    if (problem.empty() && p.check_gb_flags) p.check_gb_flags(gb_flags);
-    if (problem.empty() && p.root && !p.common->benchmark_out.empty() &&
-        !std::ofstream(p.common->benchmark_out, std::ios::app))
-      problem = "cannot write --benchmark_out=" + p.common->benchmark_out;
+    if (problem.empty()) parse_flags(p.flags, args_count, args.data(), *p.common, environ);
+    if (problem.empty()) {
+      std::string filter = benchmark::GetBenchmarkFilter();
+      if (!filter.empty() && filter[0] == '-') filter.erase(0, 1);
+      try {
+        std::regex check(filter.empty() ? "." : filter, std::regex::extended);
+      } catch (const std::regex_error& e) {
+        throw usage_error("--benchmark_filter: '" + benchmark::GetBenchmarkFilter() + "' is not a regular expression");
+      }
+    }
+    if (problem.empty() && p.check_gb_flags) p.check_gb_flags(gb_args);
+    if (problem.empty() && p.root && !gb.list_tests) plan = plan_outputs(*p.common, gb, p.name);
   } catch (const usage_error& e) {
     problem = e.what();
   }
   problem = p.agree(problem);
   if (!problem.empty()) {
-    if (p.root) std::cerr << p.name << ": " << problem << "\n\n" << usage(p);
-    return 2;
+    if (p.root) std::cerr << p.name << ": " << problem << " (see " << p.name << " --help)\n";
+    return exit_code::usage;
   }
 
+  try {
+    if (plan.appending) set_finished_rows(finished_rows(plan.live));
+  } catch (const std::exception& e) {
+    problem = e.what();
+  }
+  problem = p.agree(problem);
+  if (!problem.empty()) {
+    if (p.root) std::cerr << p.name << ": " << problem << "\n";
+    return exit_code::usage;
+  }
+
+  std::vector<std::string> names;  // in registration order, for the progress plan
   p.register_rows();
   add_common_context(*p.common);
   if (p.add_context) p.add_context();
 
-  std::unique_ptr<benchmark::BenchmarkReporter> reporter;
-  row_log_reporter* rows = nullptr;
+  if (gb.list_tests) {
+    if (p.root) benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return exit_code::ok;
+  }
+
+  std::unique_ptr<rows_log> log;
+  std::unique_ptr<printer> display, progress;
+  std::unique_ptr<bridge> reporter;
   try {
     if (p.root) {
-      auto log = std::make_unique<row_log_reporter>(make_display_reporter(p.common->display_format),
-                                                    rows_log_path(*p.common));
-      rows = log.get();
-      reporter = std::move(log);
+      log = std::make_unique<rows_log>(plan.live, plan.appending);
+      display_options o;
+      o.format = gb.display_format;
+      o.aggregates_only = gb.display_aggregates_only || gb.report_aggregates_only;
+      o.color = gb.color == "true" || (gb.color == "auto" && isatty(STDOUT_FILENO));
+      display = make_display(o, std::cout);
+      progress = make_progress(plan_rows(registered_names(), benchmark::GetBenchmarkFilter()));
+      reporter = std::make_unique<bridge>(std::vector<printer*>{log.get(), display.get(), progress.get()});
     } else {
-      reporter = std::make_unique<silent_reporter>();
+      reporter = silent_bridge();
     }
   } catch (const std::exception& e) {
     problem = e.what();
@@ -182,37 +218,69 @@ int run_program(program& p, int argc, char** argv) {
   problem = p.agree(problem);
   if (!problem.empty()) {
     if (p.root) std::cerr << p.name << ": " << problem << "\n";
-    return 2;
+    return exit_code::usage;
   }
   benchmark::RunSpecifiedBenchmarks(reporter.get());
   release_fixtures();
   if (p.release) p.release();
   benchmark::Shutdown();
+  if (!p.root) return failed_rows().empty() ? exit_code::ok : exit_code::row_failed;
 
   std::vector<std::string> problems = p.problems ? p.problems() : std::vector<std::string>{};
-  if (rows && p.checks_after_run && !rows->summary().rows.empty()) {  // (--benchmark_list_tests runs none)
-    try {
-      check_the_run(p, rows->summary());
-    } catch (const std::exception& e) {
-      problems.push_back(std::string("the checks after the run failed: ") + e.what());
-    }
+  const std::size_t written = log->written();
+  log.reset();  // closed (and unlocked) before a fresh process appends to it
+  if (!output_failure().empty()) {
+    std::cerr << p.name << ": " << output_failure() << "; earlier results are left as they were\n";
+    return exit_code::row_failed;
+  }
+  if (!deferred_rows().empty() && p.can_reexec && written > 0) rerun_deferred(argc, argv, plan.live);
+
+  run_summary run;
+  try {
+    run = read_rows_log(plan.live);
+  } catch (const std::exception& e) {
+    std::cerr << p.name << ": " << e.what() << "\n";
+    return exit_code::row_failed;
+  }
+  const bool measured = std::any_of(run.rows.begin(), run.rows.end(), [](const row_record& r) { return !r.skipped; });
+  if (!measured) {
+    if (!plan.appending) std::remove(plan.live.c_str());
+    std::cerr << p.name << ": nothing was measured ("
+              << (run.rows.empty() ? "no row matched the filter" : "every row was refused: see above")
+              << "); earlier results are left as they were\n";
+    for (const auto& s : skipped_rows()) std::cerr << "  skipped " << s << "\n";
+    return exit_code::nothing_measured;
   }
 
-  if (p.root) {
-    for (const auto& m : problems) std::cerr << p.name << ": " << m << "\n";
-    const auto& skipped = skipped_rows();
-    if (!skipped.empty()) {
-      std::cerr << p.name << ": " << skipped.size() << " row(s) skipped:\n";
-      for (const auto& s : skipped) std::cerr << "  " << s << "\n";
-    }
+  const audit_report audit = run_audit(run);
+  const run_verdict verdict = make_verdict(run, audit.findings);
+  std::ostream& out = gb.display_format == "json" ? std::cerr : std::cout;
+  const auto files = check_files_for(plan.base);
+  out << "\n" << audit_console(audit, plan.base.empty() ? "" : files.audit) << "\n" << verdict_console(verdict) << std::flush;
+  try {
+    write_results(plan, gb);
+    if (!plan.base.empty()) write_check_files(plan.base, audit, verdict);
+    settle_rows_log(plan);
+  } catch (const std::exception& e) {
+    problems.push_back(e.what());
   }
-  const auto& failed = failed_rows();  // the same on every rank of a distributed run: errors are agreed
-  if (failed.empty()) return problems.empty() ? 0 : 1;
-  if (p.root) {
-    std::cerr << p.name << ": " << failed.size() << " row(s) failed:\n";
-    for (const auto& f : failed) std::cerr << "  " << f << "\n";
+  if (!plan.out.empty() && problems.empty()) std::cerr << p.name << ": results in " << plan.out << "\n";
+
+  for (const auto& m : problems) std::cerr << p.name << ": " << m << "\n";
+  const auto& skipped = skipped_rows();
+  if (!skipped.empty()) {
+    std::cerr << p.name << ": " << skipped.size() << " row(s) refused:\n";
+    for (const auto& s : skipped) std::cerr << "  " << s << "\n";
   }
-  return 1;
+  std::size_t failed = 0;
+  for (const auto& r : run.rows)
+    if (!r.error.empty() && !r.skipped) ++failed;
+  if (failed > 0) {
+    std::cerr << p.name << ": " << failed << " row(s) failed:\n";
+    for (const auto& r : run.rows)
+      if (!r.error.empty() && !r.skipped) std::cerr << "  " << r.name << ": " << r.error << "\n";
+  }
+  return failed > 0 || !problems.empty() ? exit_code::row_failed : exit_code::ok;
 }
 
 }  // namespace solvebench::bench

@@ -1,6 +1,6 @@
 // The one main both binaries share: flags, Google Benchmark's set-up, the run, the context,
-// the reporters, and the end-of-run summary and exit status (0 ok, 1 a row failed, 2 bad
-// flags). A binary describes itself as a `program` and calls run_program.
+// the printers, the checks after the run, the outputs (written whole or not at all) and the
+// exit status. A binary describes itself as a `program` and calls run_program.
 #pragma once
 
 #include <functional>
@@ -11,19 +11,28 @@
 
 namespace solvebench::bench {
 
+// Exit statuses, the same for both binaries (and in --help).
+namespace exit_code {
+inline constexpr int ok = 0;              // every row ran and passed
+inline constexpr int row_failed = 1;      // a row failed (its error is in the output), or an output could not be written
+inline constexpr int usage = 2;           // bad flags, environment values or output paths
+inline constexpr int out_of_step = 3;     // solve_bench_mpi: the ranks fell out of step (a bug)
+inline constexpr int nothing_measured = 4;  // no row ran (a filter that matches none, every row refused ...)
+}  // namespace exit_code
+std::string exit_status_help();
+
 struct program {
   std::string name;            // "solve_bench"
   std::string about;           // the usage text's opening paragraph
-  std::string exit_status;     // the usage text's closing paragraph
   common_options* common = nullptr;
   std::vector<flag> flags;     // every flag this binary accepts (its families' groups)
   std::function<void()> register_rows;
   std::function<void()> add_context;                    // keys beside the common ones
   std::function<std::vector<std::string>()> problems;   // after the run: more reasons to exit 1 (e.g. leaks)
   std::function<void()> release;                        // after the run, before Google Benchmark shuts down
-  // After the run: the audit (rows held against each other and the machine) and the verdict
-  // (the answer to "GPU or CPU, and how much faster?"), printed and written beside the JSON.
-  bool checks_after_run = true;
+  // Whether a row that could not run in this process (the GPU's context broken by an earlier
+  // row) may be run by a fresh one: the binary re-executes itself with --resume.
+  bool can_reexec = true;
   // Distributed runs: only the root reports; every rank must learn the first rank's problem.
   bool root = true;
   std::function<std::string(const std::string& mine)> agree = [](const std::string& mine) { return mine; };
@@ -31,10 +40,6 @@ struct program {
 };
 
 int run_program(program& p, int argc, char** argv);
-
-// --benchmark_min_time in the spelling the linked Google Benchmark wants: 1.8+ takes "0.25s"
-// (or "100x" iterations), 1.7 only a bare "0.25". Both spellings are accepted on both.
-std::string min_time_for_this_library(const std::string& value);
 
 // The run context every binary records: versions, the BLAS/LAPACK really loaded, seed, kinds.
 void add_common_context(const common_options& opt);

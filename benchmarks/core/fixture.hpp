@@ -1,6 +1,7 @@
 // One generic fixture for every backend: restore -> time -> check -> counters. A backend
 // brings an adapter that owns one row's problem (buffers, solver, timer, residual); the
-// sequence around it is written once, here.
+// sequence around it is written once, here, and the adapter's side of it is checked when it
+// compiles: a missing or misspelt method is a static_assert naming it, not an empty timed region.
 #pragma once
 
 #include <benchmark/benchmark.h>
@@ -25,37 +26,63 @@ class row_fixture {
   virtual void add_counters(benchmark::State& state) const = 0;
 };
 
-// The adapter contract (see cpu/, cuda/, mpi/ for the backends):
-//   Adapter(const problem&, extra...)   checks memory first, then allocates, generates A0 and B0, makes the solver
+// What a row's timed region calls on its adapter.
+enum class timed {
+  halves,    // factor() and/or solve(): the operation's own steps (gesv = both; getrf, getrs one each)
+  driver,    // factor_and_solve(): the library's one-call driver
+  multiply,  // multiply(): C = A B
+};
+
+namespace contract {
+// The adapter contract (see cpu/, cuda/, mgpu/, mpi/ for the backends):
+//   Adapter(const problem&, extra...)   checks memory first, then allocates and builds the problem
 //   void restore(bool a, bool b)        untimed: puts back A and/or B that the last call overwrote
 //   void start();  double stop();       brackets the timed region (host clock, CUDA events, slowest rank ...)
-//   and what it can run, any of:
-//   void factor(); void solve();        the library's two halves (getrf/getrs rows, and gesv when there is no driver)
-//   void factor_and_solve();            a one-call driver: used for the operations that factor and solve
-//   void multiply();                    C = A B (GEMM)
 //   void check_info();                  the library's status of the last calls (a synchronisation on GPUs)
 //   double residual();                  the HPL scaled residual of the last answer (GEMM: its Freivalds check)
 //   void add_counters(benchmark::State&) const;   n, nrhs and whatever the backend measures beside the time
-template <class A, class = void>
-struct has_halves : std::false_type {};
-template <class A>
-struct has_halves<A, std::void_t<decltype(std::declval<A&>().factor(), std::declval<A&>().solve())>>
-    : std::true_type {};
-template <class A, class = void>
-struct has_driver : std::false_type {};
-template <class A>
-struct has_driver<A, std::void_t<decltype(std::declval<A&>().factor_and_solve())>> : std::true_type {};
-template <class A, class = void>
-struct has_multiply : std::false_type {};
-template <class A>
-struct has_multiply<A, std::void_t<decltype(std::declval<A&>().multiply())>> : std::true_type {};
+// and what its timed region calls: factor() and solve() (timed::halves), factor_and_solve()
+// (timed::driver) or multiply() (timed::multiply).
+#define SB_ADAPTER_HAS(trait, expr)                                              \
+  template <class A, class = void>                                                \
+  struct trait : std::false_type {};                                              \
+  template <class A>                                                              \
+  struct trait<A, std::void_t<decltype(expr)>> : std::true_type {};
+SB_ADAPTER_HAS(has_restore, std::declval<A&>().restore(true, true))
+SB_ADAPTER_HAS(has_start, std::declval<A&>().start())
+SB_ADAPTER_HAS(has_stop, static_cast<double>(std::declval<A&>().stop()))
+SB_ADAPTER_HAS(has_check_info, std::declval<A&>().check_info())
+SB_ADAPTER_HAS(has_residual, static_cast<double>(std::declval<A&>().residual()))
+SB_ADAPTER_HAS(has_counters, std::declval<const A&>().add_counters(std::declval<benchmark::State&>()))
+SB_ADAPTER_HAS(has_factor, std::declval<A&>().factor())
+SB_ADAPTER_HAS(has_solve, std::declval<A&>().solve())
+SB_ADAPTER_HAS(has_driver, std::declval<A&>().factor_and_solve())
+SB_ADAPTER_HAS(has_multiply, std::declval<A&>().multiply())
+#undef SB_ADAPTER_HAS
 
-template <class Adapter>
+template <class A, timed Kind>
+constexpr bool check() {
+  static_assert(has_restore<A>::value, "adapter contract: the adapter has no restore(bool a, bool b)");
+  static_assert(has_start<A>::value && has_stop<A>::value, "adapter contract: the adapter has no start() and double stop()");
+  static_assert(has_check_info<A>::value, "adapter contract: the adapter has no check_info()");
+  static_assert(has_residual<A>::value, "adapter contract: the adapter has no double residual()");
+  static_assert(has_counters<A>::value, "adapter contract: the adapter has no add_counters(benchmark::State&) const");
+  static_assert(Kind != timed::halves || (has_factor<A>::value && has_solve<A>::value),
+                "adapter contract: timed::halves needs factor() and solve()");
+  static_assert(Kind != timed::driver || has_driver<A>::value, "adapter contract: timed::driver needs factor_and_solve()");
+  static_assert(Kind != timed::multiply || has_multiply<A>::value, "adapter contract: timed::multiply needs multiply()");
+  return true;
+}
+}  // namespace contract
+
+template <class Adapter, timed Kind>
 class solve_fixture final : public row_fixture {
+  static_assert(contract::check<Adapter, Kind>());
+
  public:
   template <class... Extra>
   explicit solve_fixture(const problem& p, Extra&&... extra) : p_(p), a_(p, std::forward<Extra>(extra)...) {
-    if constexpr (has_halves<Adapter>::value) {
+    if constexpr (Kind == timed::halves) {
       if (p_.op->reuses_factors()) {  // getrs/potrs time the solve against factors made once, here
         a_.restore(true, false);
         a_.factor();
@@ -70,13 +97,20 @@ class solve_fixture final : public row_fixture {
     const operation& op = *p_.op;
     a_.restore(op.factors, op.solves);
     a_.start();
-    steps(op);
+    if constexpr (Kind == timed::multiply) {
+      a_.multiply();
+    } else if constexpr (Kind == timed::driver) {
+      a_.factor_and_solve();
+    } else {
+      if (op.factors) a_.factor();
+      if (op.solves) a_.solve();
+    }
     return a_.stop();
   }
 
   double check() override {
     a_.check_info();
-    if constexpr (has_halves<Adapter>::value) {
+    if constexpr (Kind == timed::halves) {
       if (p_.op->checked_by_solving()) {  // getrf/potrf: solve with the timed factors, then check that
         a_.restore(false, true);
         a_.solve();
@@ -92,24 +126,6 @@ class solve_fixture final : public row_fixture {
   void add_counters(benchmark::State& state) const override { a_.add_counters(state); }
 
  private:
-  // The timed calls: the driver where the adapter has one and the operation factors and solves.
-  void steps(const operation& op) {
-    if constexpr (has_multiply<Adapter>::value) {
-      a_.multiply();
-      return;
-    }
-    if constexpr (has_driver<Adapter>::value) {
-      if (op.factors && op.solves) {
-        a_.factor_and_solve();
-        return;
-      }
-    }
-    if constexpr (has_halves<Adapter>::value) {
-      if (op.factors) a_.factor();
-      if (op.solves) a_.solve();
-    }
-  }
-
   problem p_;
   Adapter a_;
 };

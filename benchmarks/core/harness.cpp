@@ -1,22 +1,21 @@
-// Shared row machinery: registration, the live fixture, failures, the display and the rows log.
+// Shared row machinery: registration, the live fixture, the sampling loop, failures.
 #include "core/harness.hpp"
 
-#include <unistd.h>
-
-#include <cstdio>
+#include <algorithm>
+#include <deque>
 #include <iostream>
 #include <new>
-#include <set>
-#include <sstream>
 
+#include "checks/load.hpp"
+#include "checks/record.hpp"
 #include "solvebench/errors.hpp"
 
 namespace solvebench::bench {
 namespace {
 
 // Keeps one row's problem (matrices, device buffers, factors, warm handles) alive across the
-// calls Google Benchmark makes for that row, and frees it before the next row builds its
-// own: memory never holds two rows' problems, and set-up and warm-up run once per row.
+// calls Google Benchmark makes for that row (one per repetition), and frees it before the next
+// row builds its own: memory never holds two rows' problems, and set-up and warm-up run once per row.
 struct live_fixture {
   std::string row;
   std::unique_ptr<row_fixture> fixture;
@@ -24,6 +23,23 @@ struct live_fixture {
 live_fixture& live() {
   static live_fixture held;
   return held;
+}
+
+struct registry_entry {
+  row_id id;
+  std::deque<row_samples> calls;
+};
+std::map<std::string, registry_entry>& registry() {
+  static std::map<std::string, registry_entry> rows;
+  return rows;
+}
+std::set<std::string>& finished() {
+  static std::set<std::string> names;
+  return names;
+}
+std::size_t& resumed_count() {
+  static std::size_t n = 0;
+  return n;
 }
 
 std::vector<std::string>& failure_list() {
@@ -34,9 +50,13 @@ std::vector<std::string>& skipped_list() {
   static std::vector<std::string> list;
   return list;
 }
+std::vector<std::string>& deferred_list() {
+  static std::vector<std::string> list;
+  return list;
+}
 
 void skip_row(benchmark::State& state, const std::string& row, const std::string& message) {
-  state.SkipWithError(("skipped: " + message).c_str());
+  state.SkipWithError((std::string(refusal_prefix) + message).c_str());
   skipped_list().push_back(row + ": " + message);
 }
 
@@ -57,7 +77,50 @@ void say_once(const row_backend& backend, const std::string& reason) {
   std::cerr << "solve_bench: " << backend.name() << ": not measured: " << reason << "\n";
 }
 
+// The sampling loop's stopping rule (sampling's comment); the noise is looked at again only
+// once the sample has grown by a tenth, so that fast rows with many samples stay cheap.
+class sampler {
+ public:
+  explicit sampler(const sampling& s) : s_(s) {}
+  bool enough() {
+    const auto m = static_cast<long long>(ms_.size());
+    if (s_.exact > 0) return m >= s_.exact;
+    if (m >= 1 && timed_ >= s_.long_cap) return true;
+    if (m < s_.min_samples || timed_ < s_.min_time) return false;
+    if (timed_ >= s_.max_time) return true;
+    if (m < next_check_) return false;
+    next_check_ = std::max(m + 1, m + m / 10);
+    const auto noise = median_noise_pct(ms_);
+    return noise && *noise <= s_.max_noise_pct;
+  }
+  void add(double seconds) {
+    ms_.push_back(seconds * 1e3);
+    timed_ += seconds;
+  }
+  const std::vector<double>& ms() const { return ms_; }
+
+ private:
+  const sampling& s_;
+  std::vector<double> ms_;
+  double timed_ = 0;
+  long long next_check_ = 0;
+};
+
+// At most this many samples per call go to the rows log: an even subsample of a fast row's many.
+constexpr std::size_t kept_samples = 256;
+std::vector<double> subsample(const std::vector<double>& v) {
+  if (v.size() <= kept_samples) return v;
+  std::vector<double> out;
+  for (std::size_t i = 0; i < kept_samples; ++i) out.push_back(v[i * v.size() / kept_samples]);
+  return out;
+}
+
 }  // namespace
+
+sampling& sampling_policy() {
+  static sampling policy;
+  return policy;
+}
 
 row_backend& cpu_backend() {
   static row_backend backend("CPU rows", make_cpu_row_monitor());
@@ -76,11 +139,53 @@ void fail_row(benchmark::State& state, const std::string& row, const std::string
 
 const std::vector<std::string>& failed_rows() { return failure_list(); }
 const std::vector<std::string>& skipped_rows() { return skipped_list(); }
+const std::vector<std::string>& deferred_rows() { return deferred_list(); }
+bool deferred(const std::string& name) {
+  const auto& d = deferred_list();
+  return std::find(d.begin(), d.end(), name) != d.end();
+}
+
+std::string& failure_text() {
+  static std::string text;
+  return text;
+}
+void set_output_failure(const std::string& message) {
+  if (failure_text().empty()) failure_text() = message;
+}
+const std::string& output_failure() { return failure_text(); }
+
+void set_finished_rows(std::set<std::string> names) { finished() = std::move(names); }
+std::size_t rows_resumed() { return resumed_count(); }
+
+const row_id* registered_id(const std::string& name) {
+  const auto it = registry().find(name);
+  return it == registry().end() ? nullptr : &it->second.id;
+}
+
+std::optional<row_samples> take_samples(const std::string& name) {
+  const auto it = registry().find(name);
+  if (it == registry().end() || it->second.calls.empty()) return std::nullopt;
+  row_samples s = std::move(it->second.calls.front());
+  it->second.calls.pop_front();
+  return s;
+}
+
+std::vector<std::string>& name_list() {
+  static std::vector<std::string> names;
+  return names;
+}
+std::size_t registered_rows() { return registry().size(); }
+const std::vector<std::string>& registered_names() { return name_list(); }
 
 void run_row(benchmark::State& state, const std::string& row, const fixture_factory& make, row_backend* backend) {
+  if (!output_failure().empty()) {
+    state.SkipWithError(("not run: " + output_failure()).c_str());
+    return;
+  }
   if (backend) {
-    if (const std::string why = backend->refusal(); !why.empty()) {
-      fail_row(state, row, "not run: " + why);
+    if (const std::string why = backend->unusable(); !why.empty()) {
+      if (!deferred(row)) deferred_list().push_back(row);
+      state.SkipWithError(("deferred to a fresh process: " + why).c_str());
       return;
     }
     backend->before(row);
@@ -89,20 +194,38 @@ void run_row(benchmark::State& state, const std::string& row, const fixture_fact
   try {
     row_fixture& f = fixture_for(row, make);
     row_monitor* probe = backend ? backend->monitor() : nullptr;
+    sampler samples(sampling_policy());
+    const auto wall0 = std::chrono::steady_clock::now();
     if (probe) probe->begin();
-    for (auto _ : state) state.SetIterationTime(f.run_once());
+    for (auto _ : state) {  // one iteration (the driver gives Google Benchmark a vanishing min time): the row samples itself
+      do samples.add(f.run_once());
+      while (!samples.enough());
+      state.SetIterationTime(median(samples.ms()) / 1e3);
+    }
     if (probe) probe->end();  // every timed call has finished: each run_once waits for its own end
+    const double wall = seconds_since(wall0);
     const double resid = f.check();
+    const auto& ms = samples.ms();
+    double timed = 0;
+    for (double t : ms) timed += t / 1e3;
     state.counters["GFLOP/s"] = benchmark::Counter(f.flops() / 1e9, benchmark::Counter::kIsIterationInvariantRate);
     state.counters["resid"] = resid;
+    state.counters["samples"] = static_cast<double>(ms.size());
+    if (const auto noise = median_noise_pct(ms)) state.counters["noise_pct"] = *noise;
+    const double restore_pct = wall > 0 ? 100.0 * std::max(0.0, wall - timed) / wall : 0;
+    state.counters["restore_pct"] = restore_pct;
     f.add_counters(state);
     if (probe) {
-      for (const auto& [key, value] : probe->counters(f.flops(), static_cast<long long>(state.iterations())))
+      for (const auto& [key, value] : probe->counters(f.flops(), static_cast<long long>(ms.size())))
         state.counters[key] = value;
       say_once(*backend, probe->unavailable_reason());
     }
+    if (auto it = registry().find(row); it != registry().end()) it->second.calls.push_back({subsample(ms), restore_pct});
     ok = true;
   } catch (const out_of_memory& e) {
+    release_fixtures();
+    skip_row(state, row, e.what());
+  } catch (const beyond_limit& e) {
     release_fixtures();
     skip_row(state, row, e.what());
   } catch (const std::bad_alloc&) {
@@ -115,190 +238,19 @@ void run_row(benchmark::State& state, const std::string& row, const fixture_fact
   if (backend) backend->after(ok);
 }
 
-void register_row(const row_spec& spec, fixture_factory make, row_backend* backend) {
-  const std::string row = spec.name();
+void register_row(const row_id& id, fixture_factory make, row_backend* backend) {
+  const std::string row = id.name();
+  if (finished().count(row)) {
+    ++resumed_count();
+    return;
+  }
+  registry()[row].id = id;
+  name_list().push_back(row);
   benchmark::RegisterBenchmark(row.c_str(), [row, make = std::move(make), backend](benchmark::State& state) {
     run_row(state, row, make, backend);
   })
       ->UseManualTime()
-      ->Unit(benchmark::kMillisecond);
-}
-
-// ---- reporting ------------------------------------------------------------------------------
-
-namespace {
-
-using Run = benchmark::BenchmarkReporter::Run;
-
-bool run_failed(const Run& run, std::string* message) {
-#if SOLVE_BENCH_GBENCH_1_8
-  if (run.skipped == benchmark::internal::NotSkipped) return false;
-  *message = run.skip_message;
-#else
-  if (!run.error_occurred) return false;
-  *message = run.error_message;
-#endif
-  if (message->empty()) *message = "failed";
-  return true;
-}
-
-double milliseconds(const Run& run) {
-  return run.GetAdjustedRealTime() / benchmark::GetTimeUnitMultiplier(run.time_unit) * 1e3;
-}
-
-// Counters the display leaves out: the row's name already says them.
-bool in_the_name(const std::string& counter) {
-  return counter == "n" || counter == "nrhs" || counter == "batch" || counter == "ranks" || counter == "nb" ||
-         counter == "gpus" || counter == "tile";
-}
-
-// A copy of a run for the console: a time unit that shows its digits (microseconds below a
-// millisecond) and the rate as FLOP/s (21.0T) rather than GFLOP/s (21.0k).
-Run for_display(Run run) {
-  const double ms = milliseconds(run);
-  if (ms > 0 && ms < 1e-3) run.time_unit = benchmark::kNanosecond;
-  else if (ms > 0 && ms < 1.0) run.time_unit = benchmark::kMicrosecond;
-  benchmark::UserCounters shown;
-  for (const auto& [name, counter] : run.counters) {
-    if (in_the_name(name)) continue;
-    if (name == "GFLOP/s") shown.emplace("FLOP", benchmark::Counter(counter.value * 1e9, benchmark::Counter::kIsRate));
-    else shown.emplace(name, counter);
-  }
-  // The rate was already divided by the time: keep the value, mark it as a rate for the suffix.
-  for (auto& [name, counter] : shown)
-    if (name == "FLOP") counter.flags = benchmark::Counter::kIsRate;
-  run.counters = shown;
-  return run;
-}
-
-void keep(run_summary& summary, const Run& run) {
-  if (run.run_type == Run::RT_Aggregate) return;  // the checks pool repetitions themselves
-  const std::string name = run.benchmark_name();
-  row_record* rec = nullptr;
-  for (auto& r : summary.rows)
-    if (r.name == parse_row_name(name).name) rec = &r;
-  if (!rec) {
-    summary.rows.push_back(parse_row_name(name));
-    rec = &summary.rows.back();
-  }
-  std::string message;
-  if (run_failed(run, &message)) {
-    rec->error = message;
-    return;
-  }
-  rec->times_ms.push_back(milliseconds(run));
-  for (const auto& [key, counter] : run.counters) rec->counters[key].push_back(counter.value);
-}
-
-}  // namespace
-
-row_log_reporter::row_log_reporter(std::unique_ptr<benchmark::BenchmarkReporter> display,
-                                   const std::string& log_path)
-    : display_(std::move(display)) {
-  if (!log_path.empty()) {
-    log_.open(log_path, std::ios::out | std::ios::trunc);
-    if (!log_) throw std::runtime_error("cannot open the rows log '" + log_path + "' for writing");
-  }
-}
-
-bool row_log_reporter::ReportContext(const Context& context) {
-  std::ostringstream text;
-  json_.SetOutputStream(&text);
-  json_.SetErrorStream(&text);
-  json_.ReportContext(context);  // ends with: "benchmarks": [
-  summary_.context = parse_context_json(text.str());
-  if (log_.is_open()) append_line(text.str() + "]}");
-  return display_->ReportContext(context);
-}
-
-void row_log_reporter::ReportRuns(const std::vector<Run>& runs) {
-  std::vector<Run> shown;
-  for (const auto& run : runs) {
-    shown.push_back(for_display(run));
-    keep(summary_, run);
-  }
-  display_->ReportRuns(shown);
-  if (!log_.is_open() || runs.empty()) return;
-  std::ostringstream text;
-  json_.SetOutputStream(&text);
-  json_.ReportRuns(runs);  // Google Benchmark's own serialisation of the runs
-  std::string body = text.str();
-  const auto first = body.find('{');
-  append_line("{\"benchmarks\": [" + body.substr(first == std::string::npos ? 0 : first) + "]}");
-}
-
-void row_log_reporter::Finalize() { display_->Finalize(); }
-
-void row_log_reporter::append_line(std::string text) {
-  for (char& c : text)
-    if (c == '\n') c = ' ';  // JSON strings from the reporter escape their own newlines
-  log_ << text << '\n';
-  log_.flush();
-}
-
-std::unique_ptr<benchmark::BenchmarkReporter> make_display_reporter(const std::string& format) {
-  if (format == "json") return std::make_unique<benchmark::JSONReporter>();
-  const bool color = isatty(fileno(stdout)) != 0;
-  return std::make_unique<benchmark::ConsoleReporter>(color ? benchmark::ConsoleReporter::OO_ColorTabular
-                                                            : benchmark::ConsoleReporter::OO_Tabular);
-}
-
-std::map<std::string, std::string> parse_context_json(const std::string& json) {
-  std::map<std::string, std::string> out;
-  std::size_t i = json.find("\"context\"");
-  if (i == std::string::npos) return out;
-  i = json.find('{', i);
-  if (i == std::string::npos) return out;
-  ++i;
-  auto skip_space = [&] {
-    while (i < json.size() && (json[i] == ' ' || json[i] == '\n' || json[i] == '\t' || json[i] == '\r' || json[i] == ','))
-      ++i;
-  };
-  auto read_string = [&] {
-    std::string s;
-    for (++i; i < json.size() && json[i] != '"'; ++i) {
-      if (json[i] == '\\' && i + 1 < json.size()) ++i;
-      s += json[i];
-    }
-    ++i;  // closing quote
-    return s;
-  };
-  while (true) {
-    skip_space();
-    if (i >= json.size() || json[i] != '"') break;  // end of the context object
-    const std::string key = read_string();
-    skip_space();
-    if (i < json.size() && json[i] == ':') ++i;
-    skip_space();
-    if (i >= json.size()) break;
-    if (json[i] == '"') {
-      out[key] = read_string();
-    } else if (json[i] == '[' || json[i] == '{') {  // skip a nested value
-      int depth = 0;
-      bool in_string = false;
-      for (; i < json.size(); ++i) {
-        const char c = json[i];
-        if (in_string) {
-          if (c == '\\') ++i;
-          else if (c == '"') in_string = false;
-        } else if (c == '"') {
-          in_string = true;
-        } else if (c == '[' || c == '{') {
-          ++depth;
-        } else if ((c == ']' || c == '}') && --depth == 0) {
-          ++i;
-          break;
-        }
-      }
-    } else {
-      const std::size_t end = json.find_first_of(",}\n", i);
-      std::string value = json.substr(i, end - i);
-      while (!value.empty() && value.back() == ' ') value.pop_back();
-      out[key] = value;
-      i = end;
-    }
-  }
-  return out;
+      ->Unit(benchmark::kNanosecond);
 }
 
 }  // namespace solvebench::bench

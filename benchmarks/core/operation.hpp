@@ -6,49 +6,59 @@
 #include "solvebench/errors.hpp"
 #include "solvebench/flops.hpp"
 #include "solvebench/generate.hpp"
+#include "solvebench/solver_choices.hpp"
 
 namespace solvebench::bench {
 
 struct operation {
-  const char* name;             // the row name's operation, after the precision letter: "gesv"
+  const char* name;             // the id's operation: "gesv" (batched rows: also "gesv", with path batched)
   factorization family;         // which factorization its steps use (GEMM: none; marked by `multiplies`)
   bool factors;                 // the timed region factors A, so A is restored before each call
   bool solves;                  // the timed region solves with the factors, so B is restored before each call
   bool multiplies;              // the timed region is C = A B
+  bool batched;                 // many small systems in one call (counts are per system)
   double (*flop_count)(double n, double nrhs);  // of one system
 
   // getrs/potrs: the factors are made once at set-up, the timed region only solves.
   bool reuses_factors() const { return solves && !factors; }
   // getrf/potrf: checked by solving with the factors the timed call produced.
   bool checked_by_solving() const { return factors && !solves; }
-  // Rows of operations with right-hand sides carry /nrhs:K.
-  bool has_rhs() const { return solves; }
+  // Rows of operations with right-hand sides carry /nrhs:K (batched rows solve one each).
+  bool has_rhs() const { return solves && !batched; }
   matrix_kind default_kind() const { return family == factorization::cholesky ? matrix_kind::spd : matrix_kind::uniform; }
 };
 
 namespace ops {
-inline constexpr operation gesv{"gesv", factorization::lu, true, true, false,
+inline constexpr operation gesv{"gesv", factorization::lu, true, true, false, false,
                                 [](double n, double k) { return gesv_flops(n, k); }};
-inline constexpr operation getrf{"getrf", factorization::lu, true, false, false,
+inline constexpr operation getrf{"getrf", factorization::lu, true, false, false, false,
                                  [](double n, double) { return getrf_flops(n); }};
-inline constexpr operation getrs{"getrs", factorization::lu, false, true, false,
+inline constexpr operation getrs{"getrs", factorization::lu, false, true, false, false,
                                  [](double n, double k) { return getrs_flops(n, k); }};
-inline constexpr operation posv{"posv", factorization::cholesky, true, true, false,
+inline constexpr operation posv{"posv", factorization::cholesky, true, true, false, false,
                                 [](double n, double k) { return posv_flops(n, k); }};
-inline constexpr operation potrf{"potrf", factorization::cholesky, true, false, false,
+inline constexpr operation potrf{"potrf", factorization::cholesky, true, false, false, false,
                                  [](double n, double) { return potrf_flops(n); }};
-inline constexpr operation potrs{"potrs", factorization::cholesky, false, true, false,
+inline constexpr operation potrs{"potrs", factorization::cholesky, false, true, false, false,
                                  [](double n, double k) { return potrs_flops(n, k); }};
-inline constexpr operation gemm{"gemm", factorization::lu, false, false, true,
+inline constexpr operation gemm{"gemm", factorization::lu, false, false, true, false,
                                 [](double n, double) { return gemm_flops(n, n, n); }};
 // Many small systems solved in one call (one right-hand side each; counts are per system).
-inline constexpr operation gesv_batched{"gesv_batched", factorization::lu, true, true, false,
+inline constexpr operation gesv_batched{"gesv", factorization::lu, true, true, false, true,
                                         [](double n, double) { return gesv_flops(n, 1); }};
-inline constexpr operation posv_batched{"posv_batched", factorization::cholesky, true, true, false,
+inline constexpr operation posv_batched{"posv", factorization::cholesky, true, true, false, true,
                                         [](double n, double) { return posv_flops(n, 1); }};
 
 // The dense solve family, in the order its rows are registered.
 inline constexpr const operation* solve_family[] = {&gesv, &posv, &getrf, &getrs, &potrf, &potrs, &gemm};
 }  // namespace ops
+
+// Mixed precision: fp64 data, A factored in a lower precision, x refined to fp64 accuracy. The
+// operation is gesv; the factorization's precision is the row id's `factor` letter (dsgesv,
+// dhgesv ...). The lower precisions in the order their rows are registered:
+inline constexpr factor_precision mixed_factors[] = {factor_precision::fp32, factor_precision::tf32,
+                                                     factor_precision::fp16, factor_precision::bf16};
+// 's', 'x', 'h', 'b': the letter after the data's in the row name.
+inline char factor_letter(factor_precision p) { return op_name(p)[1]; }
 
 }  // namespace solvebench::bench

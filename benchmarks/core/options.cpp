@@ -1,12 +1,15 @@
 // Flag and environment parsing with clear errors (usage_error -> exit 2), and the help text.
 #include "core/options.hpp"
 
+#include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <sstream>
 
 #include "solvebench/conditioned.hpp"
 #include "solvebench/errors.hpp"
+#include "solvebench/precision.hpp"
 
 namespace solvebench::bench {
 namespace {
@@ -60,7 +63,12 @@ std::string join(const std::vector<std::int64_t>& values) {
 
 std::vector<std::int64_t> parse_size_list(const std::string& what, const std::string& text, std::int64_t max) {
   std::vector<std::int64_t> out;
-  for (const auto& item : split(text, ',')) out.push_back(parse_int(what, item, 1, max));
+  for (const auto& item : split(text, ',')) {
+    const auto v = parse_int(what, item, 1, max);
+    if (std::find(out.begin(), out.end(), v) != out.end())
+      throw usage_error(what + ": " + item + " appears twice (each size once)");
+    out.push_back(v);
+  }
   if (out.empty()) throw usage_error(what + ": empty list");
   return out;
 }
@@ -82,12 +90,15 @@ std::vector<flag> common_flags(common_options& o, const std::string& sizes_help)
       {"--precisions", "d,s", "SOLVE_BENCH_PRECISIONS", "double (d) and/or single (s)",
        [&o](const std::string& w, const std::string& v) {
          o.precisions = split(v, ',');
+         if (o.precisions.empty()) throw usage_error(w + ": empty list (expected some of " + precision_letters_text() + ")");
          for (const auto& p : o.precisions)
-           if (p != "d" && p != "s") throw usage_error(w + ": '" + p + "' is not a precision (expected d, s or d,s)");
+           if (!is_precision_letter(p))
+             throw usage_error(w + ": '" + p + "' is not a precision (expected some of " + precision_letters_text() + ")");
        },
        [&o] { return join_names(o.precisions, [](const std::string& p) { return p; }); }()},
       {"--kind", "KIND", "SOLVE_BENCH_KIND",
-       "matrix kind of every row: uniform, diagdom, spd; singular and nan (bad input, to see the error paths)",
+       "matrix kind of the dense solve rows (mixed-precision rows: --mixed_kinds; batched rows keep theirs): "
+       "uniform, diagdom, spd; singular and nan (bad input, to see the error paths)",
        [&o](const std::string& w, const std::string& v) { o.kind = as_usage(w, [&] { return parse_matrix_kind(v); }); },
        [] { return std::string("uniform for LU and GEMM, spd for Cholesky"); }()},
       {"--seed", "S", "SOLVE_BENCH_SEED", "generator seed, recorded in the JSON context",
@@ -95,12 +106,19 @@ std::vector<flag> common_flags(common_options& o, const std::string& sizes_help)
          o.seed = static_cast<std::uint64_t>(parse_int(w, v, 0, INT64_MAX));
        },
        [&o] { return std::to_string(o.seed); }()},
-      {"--rows_out", "PATH", "SOLVE_BENCH_ROWS_OUT", "JSON-lines log of finished rows",
+      {"--rows_out", "PATH", "SOLVE_BENCH_ROWS_OUT", "JSON-lines log of finished rows (PATH.partial while the run goes)",
        [&o](const std::string& w, const std::string& v) {
          if (v.empty()) throw usage_error(w + ": empty path");
          o.rows_out = v;
        },
        [] { return std::string("next to --benchmark_out, X.json -> X.rows.jsonl"); }()},
+      {"--resume", "LOG", "SOLVE_BENCH_RESUME",
+       "continue an interrupted run: the rows in LOG (its X.rows.jsonl.partial) are skipped, new rows appended",
+       [&o](const std::string& w, const std::string& v) {
+         if (v.empty()) throw usage_error(w + ": empty path");
+         o.resume = v;
+       },
+       [] { return std::string("none"); }()},
   };
 }
 
@@ -137,7 +155,12 @@ std::vector<flag> mixed_flags(mixed_options& o) {
        "for a known x, so the rows report the forward error",
        [&o](const std::string& w, const std::string& v) {
          o.conds.clear();
-         for (const auto& c : split(v, ',')) o.conds.push_back(as_usage(w, [&] { return parse_condition_number(c); }));
+         for (const auto& c : split(v, ',')) {
+           const double cond = as_usage(w, [&] { return parse_condition_number(c); });
+           if (!(cond <= 1e16))
+             throw usage_error(w + ": " + c + " is beyond 1e16, past what fp64 can resolve (1/eps = 9e15)");
+           o.conds.push_back(cond);
+         }
        },
        [&o] { return o.conds.empty() ? std::string("none") : std::string("given"); }()},
       {"--irs_api", "A[,A...]", "SOLVE_BENCH_IRS_API",
@@ -154,7 +177,8 @@ std::vector<flag> mixed_flags(mixed_options& o) {
          for (const auto& t : split(v, ',')) {
            char* end = nullptr;
            const double x = std::strtod(t.c_str(), &end);
-           if (t.empty() || *end != '\0' || !(x > 0)) throw usage_error(w + ": '" + t + "' is not a positive number");
+           if (t.empty() || *end != '\0' || !(x > 0) || !std::isfinite(x))
+             throw usage_error(w + ": '" + t + "' is not a positive, finite number");
            o.tolerances.push_back(x);
          }
        },
@@ -187,7 +211,9 @@ std::vector<flag> mgpu_flags(mgpu_options& o) {
   return {
       {"--mgpu_sizes", "N[,N...]", "SOLVE_BENCH_MGPU_SIZES",
        "matrix orders of the multi-GPU rows (cusolverMg, MGPU/...); none: no such rows",
-       [&o](const std::string& w, const std::string& v) { o.sizes = parse_size_list(w, v, max_size); },
+       [&o](const std::string& w, const std::string& v) {
+         o.sizes = v == "none" ? std::vector<std::int64_t>{} : parse_size_list(w, v, max_size);
+       },
        [&o] { return o.sizes.empty() ? std::string("none") : join(o.sizes); }()},
       {"--mgpu_gpus", "G[,G...]", "SOLVE_BENCH_MGPU_GPUS", "GPU counts of the multi-GPU rows",
        [&o](const std::string& w, const std::string& v) { o.gpus = parse_size_list(w, v, 1024); },
@@ -198,8 +224,17 @@ std::vector<flag> mgpu_flags(mgpu_options& o) {
   };
 }
 
-void parse_flags(const std::vector<flag>& flags, int argc, char** argv, common_options& common,
-                 const std::vector<std::string>& gb_flags) {
+void parse_flags(const std::vector<flag>& flags, int argc, char** argv, common_options&, char** env) {
+  // Variables of the tools around the binary, read by them, not by a flag.
+  static const char* const tool_variables[] = {"SOLVE_BENCH_CMAKE_ARGS", "SOLVE_BENCH_OUT", "SOLVE_BENCH_RANKS",
+                                                "SOLVE_BENCH_INJECT_FAULT", "SOLVE_BENCH_REEXEC_DEPTH"};
+  for (char** e = env; e && *e; ++e) {
+    const std::string entry = *e, name = entry.substr(0, entry.find('='));
+    if (name.rfind("SOLVE_BENCH_", 0) != 0) continue;
+    bool known = std::any_of(std::begin(tool_variables), std::end(tool_variables), [&](const char* t) { return name == t; });
+    for (const auto& f : flags) known = known || name == f.env;
+    if (!known) throw usage_error("environment variable " + name + " names no flag of this binary (--help lists them)");
+  }
   for (const auto& f : flags)
     if (const char* v = std::getenv(f.env)) f.apply(std::string("environment variable ") + f.env, v);
 
@@ -216,12 +251,6 @@ void parse_flags(const std::vector<flag>& flags, int argc, char** argv, common_o
     }
     if (!known) throw usage_error("unknown argument '" + arg + "'");
   }
-  for (const auto& f : gb_flags) {
-    if (f.rfind("--benchmark_out=", 0) == 0) common.benchmark_out = f.substr(16);
-    if (f.rfind("--benchmark_format=", 0) == 0) common.display_format = f.substr(19);
-  }
-  if (common.display_format != "console" && common.display_format != "json")
-    throw usage_error("--benchmark_format: '" + common.display_format + "' is not supported (console or json)");
 }
 
 std::string flags_help(const std::vector<flag>& flags) {
@@ -232,22 +261,6 @@ std::string flags_help(const std::vector<flag>& flags) {
     out += lead + f.help + " [" + f.env + "]\n" + std::string(25, ' ') + "(default " + f.default_text + ")\n";
   }
   return out;
-}
-
-std::string rows_log_path(const common_options& opt) {
-  if (!opt.rows_out.empty()) return opt.rows_out;
-  if (opt.benchmark_out.empty()) return "";
-  return output_base(opt) + ".rows.jsonl";
-}
-
-std::string output_base(const common_options& opt) {
-  auto strip = [](std::string s, const std::string& ext) {
-    if (s.size() > ext.size() && s.compare(s.size() - ext.size(), ext.size(), ext) == 0) s.resize(s.size() - ext.size());
-    return s;
-  };
-  if (!opt.benchmark_out.empty()) return strip(opt.benchmark_out, ".json");
-  if (!opt.rows_out.empty()) return strip(opt.rows_out, ".rows.jsonl");
-  return "";
 }
 
 }  // namespace solvebench::bench

@@ -41,8 +41,7 @@ struct common_options {
   std::optional<matrix_kind> kind;          // empty: uniform for LU and GEMM rows, spd for Cholesky rows
   std::uint64_t seed = default_seed;
   std::string rows_out;                     // JSON-lines log of finished rows ("" = next to --benchmark_out)
-  std::string benchmark_out;                // copy of --benchmark_out, to place the rows log and the checks' files
-  std::string display_format = "console";   // copy of --benchmark_format
+  std::string resume;                       // --resume: the rows log of an interrupted run to continue
   // The sizes each backend sweeps when --sizes is not given (shown by --help).
   std::vector<std::int64_t> default_sizes{256, 1024, 4096};
   std::vector<std::int64_t> sizes_or_default() const { return sizes.empty() ? default_sizes : sizes; }
@@ -92,22 +91,15 @@ struct mgpu_options {
 };
 std::vector<flag> mgpu_flags(mgpu_options& o);
 
-// Applies the SOLVE_BENCH_* variables, then argv's flags (flags win); anything else in argv
-// is a usage_error. `gb_flags` are the --benchmark_* flags seen before Google Benchmark
-// consumed them (for --benchmark_out and --benchmark_format).
-void parse_flags(const std::vector<flag>& flags, int argc, char** argv, common_options& common,
-                 const std::vector<std::string>& gb_flags);
+// Applies the SOLVE_BENCH_* variables, then argv's flags (flags win); anything else in argv,
+// and a SOLVE_BENCH_* variable that names no flag (in `env`, the process's environment), is a
+// usage_error.
+void parse_flags(const std::vector<flag>& flags, int argc, char** argv, common_options& common, char** env);
 
 // "  --sizes=N[,N...]       matrix orders [SOLVE_BENCH_SIZES] (default 256,1024,4096)" lines.
 std::string flags_help(const std::vector<flag>& flags);
 
-// Where the JSON-lines rows log goes: --rows_out, else X.rows.jsonl next to
-// --benchmark_out=X.json, else nowhere ("").
-std::string rows_log_path(const common_options& opt);
-// X.json -> X (also X.rows.jsonl -> X): where the audit and verdict files go.
-std::string output_base(const common_options& opt);
-
-// "256,1024" -> {256, 1024}; each an integer in [1, max]; names the culprit otherwise.
+// "256,1024" -> {256, 1024}; each an integer in [1, max], none twice; names the culprit otherwise.
 std::vector<std::int64_t> parse_size_list(const std::string& what, const std::string& text, std::int64_t max);
 std::string join(const std::vector<std::int64_t>& values);
 

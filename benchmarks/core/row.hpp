@@ -1,68 +1,59 @@
-// A row: its name and its parameters come from one list of axes (nvbench's way), so the two
-// can never disagree. "CPU/dgesv/n:4096/nrhs:1" is backend CPU, operation dgesv, axes n, nrhs.
+// A row: its identity (checks/row_id.hpp) built from a backend's description, an operation, a
+// precision and its axes, and the problem an adapter is asked to build from it.
 #pragma once
 
 #include <cstdint>
-#include <functional>
-#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "checks/row_id.hpp"
 #include "core/operation.hpp"
 #include "solvebench/conditioned.hpp"
 #include "solvebench/generate.hpp"
 #include "solvebench/precision.hpp"
 
-namespace benchmark {
-class State;
-}
-
 namespace solvebench::bench {
 
-class row_spec {
- public:
-  row_spec(std::string backend, std::string op) : backend_(std::move(backend)), op_(std::move(op)) {}
-  // "CPU", 'd' + "gesv"
-  template <class T>
-  static row_spec of(std::string backend, const operation& op) {
-    return row_spec(std::move(backend), precision<T>::letter + std::string(op.name));
-  }
-
-  row_spec& add(std::string key, std::int64_t value) { return add(std::move(key), std::to_string(value)); }
-  row_spec& add(std::string key, std::string value) {
-    axes_.emplace_back(std::move(key), std::move(value));
-    return *this;
-  }
-
-  const std::string& backend() const noexcept { return backend_; }
-  const std::string& op() const noexcept { return op_; }
-  // The full name without Google Benchmark's /manual_time; also the key of the row's fixture.
-  std::string name() const;
-  std::optional<std::string> text(const std::string& key) const;
-  std::int64_t integer(const std::string& key, std::int64_t fallback) const;
-
- private:
-  std::string backend_, op_;
-  std::vector<std::pair<std::string, std::string>> axes_;
+// A backend as data: the name's first element and where and how its rows time.
+struct backend_desc {
+  const char* name;       // "CPU", "CPU-driver", "GPU-pinned", ...
+  const char* device;     // "cpu", "gpu"
+  const char* placement;  // "resident", "pinned", "pageable"
+  const char* path;       // "halves", "driver", "batched", "loop"
+  const char* library;    // "lapack", "cusolver", ...
+  const char* gemm_library = "";  // the library of its GEMM rows ("blas", "cublas"); "" when it has none
 };
 
-// One operation's rows of order n: one per right-hand-side count (axis nrhs) when it solves,
-// a single row without that axis when it does not (getrf, potrf, gemm). Backends add their
-// own axes after these.
+// The id of a row of `op` in precision T at order n (nrhs only for operations with right-hand sides).
 template <class T>
-std::vector<row_spec> solve_rows(const std::string& backend, const operation& op, std::int64_t n,
-                                 const std::vector<std::int64_t>& nrhs) {
-  if (!op.has_rhs()) return {row_spec::of<T>(backend, op).add("n", n)};
-  std::vector<row_spec> out;
-  for (auto k : nrhs) out.push_back(row_spec::of<T>(backend, op).add("n", n).add("nrhs", k));
-  return out;
+row_id make_row_id(const backend_desc& b, const operation& op, std::int64_t n, std::optional<std::int64_t> nrhs = {}) {
+  row_id id;
+  id.backend = b.name;
+  id.device = b.device;
+  id.placement = b.placement;
+  id.path = op.multiplies ? "call" : b.path;
+  id.library = op.multiplies && *b.gemm_library ? b.gemm_library : b.library;
+  id.op = op.name;
+  id.precision = precision<T>::letter;
+  id.n = n;
+  if (op.has_rhs()) id.nrhs = nrhs.value_or(1);
+  return id;
+}
+
+inline row_id& add_axis(row_id& id, std::string key, std::string value) {
+  id.axes.emplace_back(std::move(key), std::move(value));
+  return id;
+}
+inline row_id& add_axis(row_id& id, std::string key, std::int64_t value) {
+  return add_axis(id, std::move(key), std::to_string(value));
 }
 
 // What a backend adapter is asked to build: one system (or `count` of them) of order n.
 struct problem {
   const operation* op;
+  row_id id;
   std::int64_t n;
   std::int64_t nrhs;     // 1 for operations without right-hand sides
   std::int64_t count;    // systems in a batch; 1 otherwise
@@ -74,6 +65,7 @@ struct problem {
   double cond = 0;
 
   double flops() const { return op->flop_count(static_cast<double>(n), static_cast<double>(nrhs)) * static_cast<double>(count); }
+  std::int64_t integer(const std::string& key, std::int64_t fallback) const { return id.int_axis(key).value_or(fallback); }
 };
 
 // The matrix of a cond:C row: MAGMA's svd_geo shape (singular values geometric, ratio C),
@@ -81,9 +73,8 @@ struct problem {
 // within fp16's normal range at every n; the scale changes neither cond nor any fp64 result.
 conditioned_spec conditioned_matrix(const problem& p);
 
-// The problem a row's axes describe: n, nrhs, batch (count), kind and cond from the axes; the
+// The problem a row's id describes: n, nrhs, batch (count), kind and cond from its axes; the
 // matrix kind otherwise from --kind, else the operation's default.
-problem make_problem(const row_spec& spec, const operation& op, std::optional<matrix_kind> requested_kind,
-                     std::uint64_t seed);
+problem make_problem(const row_id& id, const operation& op, std::optional<matrix_kind> requested_kind, std::uint64_t seed);
 
 }  // namespace solvebench::bench

@@ -20,6 +20,21 @@
 
 namespace solvebench::bench::cpu {
 
+// First member of every CPU adapter: the memory a row will hold, checked before any of it is
+// allocated, so that an order too large is refused by name instead of killed by the kernel.
+struct host_memory_check {
+  explicit host_memory_check(std::uint64_t bytes) { require_host_memory(bytes); }
+};
+
+// The bytes of n x k entries of T, refusing a count that overflows.
+template <class T>
+std::uint64_t entries_bytes(std::int64_t n, std::int64_t k) {
+  const auto un = static_cast<std::uint64_t>(n), uk = static_cast<std::uint64_t>(k);
+  if (n < 0 || k < 0 || (uk != 0 && un > UINT64_MAX / 4 / sizeof(T) / uk))
+    throw out_of_memory("host", UINT64_MAX, host_memory_available_bytes());
+  return un * uk * sizeof(T);
+}
+
 class host_timer {
  public:
   void start() { t0_ = std::chrono::steady_clock::now(); }
@@ -71,11 +86,12 @@ struct cholesky {
 template <class T, class Factorization>
 class solve_adapter : public host_timer {
  public:
-  explicit solve_adapter(const problem& p) : p_(p), f_(p.n) {
+  // A0, A, B0, B, (X), the pivots.
+  static std::uint64_t bytes(const problem& p) {
     checked_size("n", p.n, lapack::max_n);
-    const auto nn = static_cast<std::uint64_t>(p.n) * static_cast<std::uint64_t>(p.n);
-    const auto nk = static_cast<std::uint64_t>(p.n) * static_cast<std::uint64_t>(p.nrhs);
-    require_host_memory((2 * nn + 3 * nk) * sizeof(T));
+    return 2 * entries_bytes<T>(p.n, p.n) + 3 * entries_bytes<T>(p.n, p.nrhs) + entries_bytes<lapack::index_t>(p.n, 1);
+  }
+  explicit solve_adapter(const problem& p) : check_(bytes(p)), p_(p), f_(p.n) {
     host_system<T> inputs(p);
     a0_ = std::move(inputs.a0);
     b0_ = std::move(inputs.b0);
@@ -100,6 +116,7 @@ class solve_adapter : public host_timer {
   }
 
  protected:
+  host_memory_check check_;
   problem p_;
   Factorization f_;
   host_matrix<T> a0_, a_, b0_, b_;
@@ -120,10 +137,11 @@ class driver_adapter : public solve_adapter<T, Factorization> {
 template <class T>
 class gemm_adapter : public host_timer {
  public:
-  explicit gemm_adapter(const problem& p) : p_(p) {
+  static std::uint64_t bytes(const problem& p) {
     checked_size("n", p.n, lapack::max_n);
-    const auto nn = static_cast<std::uint64_t>(p.n) * static_cast<std::uint64_t>(p.n);
-    require_host_memory(3 * nn * sizeof(T));
+    return 3 * entries_bytes<T>(p.n, p.n);
+  }
+  explicit gemm_adapter(const problem& p) : check_(bytes(p)), p_(p) {
     a_ = generate_matrix<T>(p.kind, p.n, p.seed);
     b_ = generate_matrix<T>(matrix_kind::uniform, p.n, p.seed + 1);
     require_finite("A", a_);
@@ -136,6 +154,7 @@ class gemm_adapter : public host_timer {
   void add_counters(benchmark::State& state) const { state.counters["n"] = static_cast<double>(p_.n); }
 
  private:
+  host_memory_check check_;
   problem p_;
   host_matrix<T> a_, b_, c_;
 };
@@ -143,13 +162,17 @@ class gemm_adapter : public host_timer {
 // Mixed precision: LAPACKE_dsgesv (fp32 factorization, fp64 refinement), fp64 in and out.
 class dsgesv_adapter : public host_timer {
  public:
-  explicit dsgesv_adapter(const problem& p) : p_(p) {
-    const auto nn = static_cast<std::uint64_t>(p.n) * static_cast<std::uint64_t>(p.n);
-    require_host_memory((2 * nn + 4 * static_cast<std::uint64_t>(p.n)) * sizeof(double) + nn * sizeof(float));
+  static std::uint64_t bytes(const problem& p) {
+    checked_size("n", p.n, lapack::max_n);
+    return 2 * entries_bytes<double>(p.n, p.n) + 4 * entries_bytes<double>(p.n, 1) + entries_bytes<float>(p.n, p.n + 1);
+  }
+  explicit dsgesv_adapter(const problem& p) : check_(bytes(p)), p_(p) {
     host_system<double> inputs(p);
     a0_ = std::move(inputs.a0);
     b0_ = std::move(inputs.b0);
     known_ = std::move(inputs.x);
+    require_finite("A", a0_);  // LAPACKE_dsgesv would only say "residual inf"
+    require_finite("B", b0_);
     a_ = host_matrix<double>(p.n, p.n);
     x_ = host_matrix<double>(p.n, 1);
     solver_.emplace(p.n, 1);
@@ -168,6 +191,7 @@ class dsgesv_adapter : public host_timer {
   }
 
  private:
+  host_memory_check check_;
   problem p_;
   host_matrix<double> a0_, a_, b0_, x_;
   std::optional<host_matrix<double>> known_;
@@ -180,9 +204,13 @@ class dsgesv_adapter : public host_timer {
 template <class T>
 class batched_adapter : public host_timer {
  public:
-  explicit batched_adapter(const problem& p) : p_(p), ws_(p.n, p.count), threads_(1) {
+  // A0, A, B0, B and the pivots of every system.
+  static std::uint64_t bytes(const problem& p) {
+    const std::uint64_t per_system = 2 * entries_bytes<T>(p.n, p.n + 1) + entries_bytes<lapack::index_t>(p.n, 1);
+    return entries_bytes<char>(static_cast<std::int64_t>(per_system), p.count);
+  }
+  explicit batched_adapter(const problem& p) : check_(bytes(p)), p_(p), ws_(p.n, p.count), threads_(1) {
     const auto nn = static_cast<std::size_t>(p.n * p.n), total = static_cast<std::size_t>(p.count);
-    require_host_memory(2 * (nn + static_cast<std::size_t>(p.n)) * total * sizeof(T));
     a0_.resize(nn * total);
     b0_.resize(static_cast<std::size_t>(p.n) * total);
     const std::int64_t n = p.n;
@@ -214,6 +242,7 @@ class batched_adapter : public host_timer {
  private:
   bool cholesky() const { return p_.op->family == factorization::cholesky; }
 
+  host_memory_check check_;
   problem p_;
   lapack::batch_workspace ws_;
   lapack::blas_threads_guard threads_;  // one BLAS thread per system, while this row lives

@@ -1,9 +1,10 @@
-// The CPU rows: dense solves (as their two halves), the halves alone and GEMM; the one-call
-// LAPACKE drivers beside them (CPU-driver/...); mixed precision beside plain dgesv on the same
-// matrix; batches of small systems.
+// The CPU rows, declared as data: dense solves (as their two halves), the halves alone and GEMM;
+// the one-call LAPACKE drivers beside them (CPU-driver/...); mixed precision beside plain dgesv
+// on the same matrix; batches of small systems.
 #include "cpu/cpu_rows.hpp"
 
 #include "core/batched.hpp"
+#include "core/sweep.hpp"
 #include "cpu/cpu_adapters.hpp"
 
 namespace solvebench::bench::cpu {
@@ -23,53 +24,56 @@ void batched_adapter<T>::add_counters(benchmark::State& state) const {
 
 namespace {
 
-// `honour_kind`: --kind applies (solve rows); batches always take their operation's kind.
-template <class Adapter>
-void add(const row_spec& spec, const operation& op, const common_options& opt, bool honour_kind = true) {
-  const problem p = make_problem(spec, op, honour_kind ? opt.kind : std::nullopt, opt.seed);
-  register_row(spec, [p] { return std::make_unique<solve_fixture<Adapter>>(p); }, &cpu_backend());
-}
-
-// The adapter an operation of the solve family runs on, chosen once here.
 template <class T>
-void add_solve_row(const row_spec& spec, const operation& op, const common_options& opt) {
-  if (op.multiplies) add<gemm_adapter<T>>(spec, op, opt);
-  else if (op.family == factorization::cholesky) add<solve_adapter<T, cholesky<T>>>(spec, op, opt);
-  else add<solve_adapter<T, lu<T>>>(spec, op, opt);
+using lu_rows = solve_adapter<T, lu<T>>;
+template <class T>
+using cholesky_rows = solve_adapter<T, cholesky<T>>;
+template <class T>
+using lu_driver = driver_adapter<T, lu<T>>;
+template <class T>
+using cholesky_driver = driver_adapter<T, cholesky<T>>;
+
+constexpr backend_desc cpu{"CPU", "cpu", "resident", "halves", "lapack", "blas"};
+constexpr backend_desc cpu_driver{"CPU-driver", "cpu", "resident", "driver", "lapack"};
+constexpr backend_desc cpu_mixed{"CPU", "cpu", "resident", "driver", "lapack"};  // LAPACKE_dsgesv: one call
+constexpr backend_desc cpu_batched{"CPU", "cpu", "resident", "batched", "lapack"};
+
+template <class Adapter, timed Kind>
+void add(const row_id& id, const operation& op, std::optional<matrix_kind> kind, std::uint64_t seed) {
+  const problem p = make_problem(id, op, kind, seed);
+  register_row(id, [p] { return std::make_unique<solve_fixture<Adapter, Kind>>(p); }, &cpu_backend());
 }
 
 }  // namespace
 
 void register_rows(const common_options& opt, const mixed_options& mixed, const batched_options& batched) {
-  for_each_precision(opt.precisions, [&](auto precision) {
-    using T = typename decltype(precision)::type;
-    for (const operation* op : ops::solve_family)
-      for (auto n : opt.sizes_or_default())
-        for (const auto& spec : solve_rows<T>("CPU", *op, n, opt.nrhs)) add_solve_row<T>(spec, *op, opt);
-    for (const operation* op : {&ops::gesv, &ops::posv})
-      for (auto n : opt.sizes_or_default())
-        for (auto k : opt.nrhs) {
-          const auto spec = row_spec::of<T>("CPU-driver", *op).add("n", n).add("nrhs", k);
-          if (op->family == factorization::cholesky) add<driver_adapter<T, cholesky<T>>>(spec, *op, opt);
-          else add<driver_adapter<T, lu<T>>>(spec, *op, opt);
-        }
-  });
+  const sweep_space space{opt.precisions, opt.sizes_or_default(), opt.nrhs, opt.kind, opt.seed};
+  register_sweep(space,
+                 declare<bind<timed::halves, lu_rows, &ops::gesv, &ops::getrf, &ops::getrs>,
+                         bind<timed::halves, cholesky_rows, &ops::posv, &ops::potrf, &ops::potrs>,
+                         bind<timed::multiply, gemm_adapter, &ops::gemm>>(cpu, &cpu_backend(), {}),
+                 declare<bind<timed::driver, lu_driver, &ops::gesv>, bind<timed::driver, cholesky_driver, &ops::posv>>(
+                     cpu_driver, &cpu_backend(), {}));
 
-  if (opt.has("d"))  // mixed precision: fp64 in and out
+  if (opt.has("d"))  // mixed precision: fp64 in and out, beside plain dgesv on the same matrix
     for (auto n : opt.sizes.empty() ? mixed.cpu_sizes : opt.sizes)
       for (const auto& [axis, matrix] : mixed_matrices(mixed)) {
-        const auto plain = row_spec::of<double>("CPU", ops::gesv).add("n", n).add("nrhs", 1).add(axis, matrix);
-        add<solve_adapter<double, lu<double>>>(plain, ops::gesv, opt);
-        auto refined = row_spec("CPU", "dsgesv").add("n", n).add("nrhs", 1).add(axis, matrix);
-        add<dsgesv_adapter>(refined.add("refine", "classical"), ops::gesv, opt);
+        row_id plain = make_row_id<double>(cpu, ops::gesv, n, 1);
+        add<lu_rows<double>, timed::halves>(add_axis(plain, axis, matrix), ops::gesv, std::nullopt, opt.seed);
+        row_id refined = make_row_id<double>(cpu_mixed, ops::gesv, n, 1);
+        refined.factor = factor_letter(factor_precision::fp32);
+        add_axis(add_axis(refined, axis, matrix), "refine", "classical");
+        add<dsgesv_adapter, timed::driver>(refined, ops::gesv, std::nullopt, opt.seed);
       }
 
   for_each_precision(opt.precisions, [&](auto precision) {
     using T = typename decltype(precision)::type;
     for (const operation* op : {&ops::gesv_batched, &ops::posv_batched})
       for (auto n : batched.n)
-        for (auto count : batched.count)
-          add<batched_adapter<T>>(row_spec::of<T>("CPU", *op).add("n", n).add("batch", count), *op, opt, false);
+        for (auto count : batched.count) {
+          row_id id = make_row_id<T>(cpu_batched, *op, n);
+          add<batched_adapter<T>, timed::driver>(add_axis(id, "batch", count), *op, std::nullopt, opt.seed);
+        }
   });
 }
 

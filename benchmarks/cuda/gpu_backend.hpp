@@ -15,11 +15,11 @@ cuda::context& context();
 void release_context();
 
 // Every GPU row runs through this: once a row has left the CUDA context unusable (a sticky
-// error such as an illegal address), later GPU rows fail at once with the reason.
+// error such as an illegal address), later GPU rows are deferred to a fresh process (driver.hpp).
 class backend final : public row_backend {
  public:
   backend() : row_backend("GPU rows", make_gpu_row_monitor(0)) {}
-  std::string refusal() const override { return unusable_; }
+  std::string unusable() const override { return unusable_; }
   void before(const std::string& row) override;
   void after(bool ok) override;
 

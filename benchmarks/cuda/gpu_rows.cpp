@@ -5,6 +5,7 @@
 
 #include <cstdio>
 
+#include "core/sweep.hpp"
 #include "cuda/gpu_adapters.hpp"
 #include "solvebench/device_code.hpp"
 #include "solvebench/nvml.hpp"
@@ -12,30 +13,29 @@
 namespace solvebench::bench::gpu {
 namespace {
 
-template <class Adapter, class... Extra>
-void add(const row_spec& spec, const operation& op, std::optional<matrix_kind> kind, std::uint64_t seed,
-         Extra... extra) {
-  const problem p = make_problem(spec, op, kind, seed);
+template <class T>
+using lu_rows = solve_adapter<T, cuda::lu_solver<T>>;
+template <class T>
+using cholesky_rows = solve_adapter<T, cuda::cholesky_solver<T>>;
+template <class T>
+using lu_transfer = transfer_adapter<T, cuda::lu_solver<T>>;
+template <class T>
+using cholesky_transfer = transfer_adapter<T, cuda::cholesky_solver<T>>;
+
+constexpr backend_desc gpu_resident{"GPU", "gpu", "resident", "halves", "cusolver", "cublas"};
+constexpr backend_desc gpu_pinned{"GPU-pinned", "gpu", "pinned", "halves", "cusolver"};
+constexpr backend_desc gpu_pageable{"GPU-pageable", "gpu", "pageable", "halves", "cusolver"};
+constexpr backend_desc gpu_mixed{"GPU", "gpu", "resident", "driver", "cusolver"};  // cusolverDnIRSXgesv: one call
+constexpr backend_desc gpu_batched{"GPU", "gpu", "resident", "batched", "cublas"};
+constexpr backend_desc gpu_batched_cholesky{"GPU", "gpu", "resident", "batched", "cusolver"};
+constexpr backend_desc gpu_loop{"GPU-loop", "gpu", "resident", "loop", "cusolver"};
+
+template <class Adapter, timed Kind, class... Extra>
+void add(const row_id& id, const operation& op, std::optional<matrix_kind> kind, std::uint64_t seed, Extra... extra) {
+  const problem p = make_problem(id, op, kind, seed);
   register_row(
-      spec, [p, extra...] { return std::make_unique<solve_fixture<Adapter>>(p, context(), extra...); },
+      id, [p, extra...] { return std::make_unique<solve_fixture<Adapter, Kind>>(p, context(), extra...); },
       &rows_backend());
-}
-
-// The adapter an operation of the solve family runs on, chosen once here.
-template <class T>
-void add_resident(const row_spec& spec, const operation& op, const common_options& opt, cusolver_api api) {
-  if (op.multiplies) add<gemm_adapter<T>>(spec, op, opt.kind, opt.seed);
-  else if (op.family == factorization::cholesky)
-    add<solve_adapter<T, cuda::cholesky_solver<T>>>(spec, op, opt.kind, opt.seed, api);
-  else add<solve_adapter<T, cuda::lu_solver<T>>>(spec, op, opt.kind, opt.seed, api);
-}
-
-template <class T>
-void add_transfer(const row_spec& spec, const operation& op, const common_options& opt, cusolver_api api,
-                  host_memory where) {
-  if (op.family == factorization::cholesky)
-    add<transfer_adapter<T, cuda::cholesky_solver<T>>>(spec, op, opt.kind, opt.seed, api, where);
-  else add<transfer_adapter<T, cuda::lu_solver<T>>>(spec, op, opt.kind, opt.seed, api, where);
 }
 
 // The naive per-system loop is slow by design: a few sizes are enough to show it.
@@ -73,27 +73,29 @@ registration register_rows(const common_options& opt, const gpu_options& gpu, co
     out.sizes.insert(out.sizes.end(), gpu.extra_sizes.begin(), gpu.extra_sizes.end());
   }
 
-  for_each_precision(opt.precisions, [&](auto precision) {
-    using T = typename decltype(precision)::type;
-    for (const operation* op : ops::solve_family)
-      for (auto n : out.sizes)
-        for (const auto& spec : solve_rows<T>("GPU", *op, n, opt.nrhs)) add_resident<T>(spec, *op, opt, gpu.api);
-    for (auto [backend, where] : {std::pair{"GPU-pinned", host_memory::pinned}, {"GPU-pageable", host_memory::pageable}})
-      for (const operation* op : {&ops::gesv, &ops::posv})
-        for (auto n : out.sizes)
-          for (const auto& spec : solve_rows<T>(backend, *op, n, opt.nrhs))
-            add_transfer<T>(spec, *op, opt, gpu.api, where);
-  });
+  const sweep_space space{opt.precisions, out.sizes, opt.nrhs, opt.kind, opt.seed};
+  const auto ctx = std::ref(context());
+  register_sweep(space,
+                 declare<bind<timed::halves, lu_rows, &ops::gesv, &ops::getrf, &ops::getrs>,
+                         bind<timed::halves, cholesky_rows, &ops::posv, &ops::potrf, &ops::potrs>>(gpu_resident, &rows_backend(),
+                                                                                                 {}, ctx, gpu.api),
+                 declare<bind<timed::multiply, gemm_adapter, &ops::gemm>>(gpu_resident, &rows_backend(), {}, ctx),
+                 declare<bind<timed::halves, lu_transfer, &ops::gesv>, bind<timed::halves, cholesky_transfer, &ops::posv>>(
+                     gpu_pinned, &rows_backend(), {}, ctx, gpu.api, host_memory::pinned),
+                 declare<bind<timed::halves, lu_transfer, &ops::gesv>, bind<timed::halves, cholesky_transfer, &ops::posv>>(
+                     gpu_pageable, &rows_backend(), {}, ctx, gpu.api, host_memory::pageable));
 
-  if (opt.has("d")) {  // mixed precision: fp64 in and out
-    const factor_precision lowest[] = {factor_precision::fp32, factor_precision::tf32, factor_precision::fp16,
-                                       factor_precision::bf16};
+  if (opt.has("d")) {  // mixed precision: fp64 in and out, beside plain dgesv on the same matrix
     for (auto n : opt.sizes.empty() ? mixed.gpu_sizes : opt.sizes)
       for (const auto& [axis, matrix] : mixed_matrices(mixed)) {
-        const auto base = row_spec::of<double>("GPU", ops::gesv).add("n", n).add("nrhs", 1).add(axis, matrix);
-        add<solve_adapter<double, cuda::lu_solver<double>>>(base, ops::gesv, std::nullopt, opt.seed, gpu.api);
-        for (auto p : lowest) {
-          const auto mixed_row = [&] { return row_spec("GPU", op_name(p)).add("n", n).add("nrhs", 1).add(axis, matrix); };
+        row_id base = make_row_id<double>(gpu_resident, ops::gesv, n, 1);
+        add<lu_rows<double>, timed::halves>(add_axis(base, axis, matrix), ops::gesv, std::nullopt, opt.seed, gpu.api);
+        for (auto p : mixed_factors) {
+          const auto mixed_row = [&] {
+            row_id id = make_row_id<double>(gpu_mixed, ops::gesv, n, 1);
+            id.factor = factor_letter(p);
+            return add_axis(id, axis, matrix);
+          };
           cuda::irs_options irs;
           irs.lowest = p;
           irs.max_iters = static_cast<int>(mixed.irs_max_iters);
@@ -103,19 +105,22 @@ registration register_rows(const common_options& opt, const gpu_options& gpu, co
               cuda::irs_options simple;
               simple.lowest = p;
               simple.api = api;
-              add<irs_adapter>(mixed_row().add("api", "simple"), ops::gesv, std::nullopt, opt.seed, simple);
+              row_id id = mixed_row();
+              add<irs_adapter, timed::driver>(add_axis(id, "api", "simple"), ops::gesv, std::nullopt, opt.seed, simple);
               continue;
             }
             for (auto r : mixed.refine) {
               irs.solver = r;
               irs.tolerance = 0;
-              add<irs_adapter>(mixed_row().add("refine", to_string(r)), ops::gesv, std::nullopt, opt.seed, irs);
+              row_id id = mixed_row();
+              add<irs_adapter, timed::driver>(add_axis(id, "refine", to_string(r)), ops::gesv, std::nullopt, opt.seed, irs);
               for (double tol : mixed.tolerances) {
                 irs.tolerance = tol;
                 char text[32];
                 std::snprintf(text, sizeof text, "%g", tol);
-                add<irs_adapter>(mixed_row().add("refine", to_string(r)).add("tol", text), ops::gesv, std::nullopt,
-                                 opt.seed, irs);
+                row_id with_tol = mixed_row();
+                add_axis(add_axis(with_tol, "refine", to_string(r)), "tol", text);
+                add<irs_adapter, timed::driver>(with_tol, ops::gesv, std::nullopt, opt.seed, irs);
               }
             }
           }
@@ -125,22 +130,24 @@ registration register_rows(const common_options& opt, const gpu_options& gpu, co
 
   for_each_precision(opt.precisions, [&](auto precision) {
     using T = typename decltype(precision)::type;
+    const auto batch_row = [&](const backend_desc& b, const operation& op, std::int64_t n, std::int64_t count) {
+      row_id id = make_row_id<T>(b, op, n);
+      return add_axis(id, "batch", count);
+    };
     for (auto n : batched.n)
       for (auto count : batched.count)
-        add<batched_adapter<T, cuda::batched_lu<T>>>(
-            row_spec::of<T>("GPU", ops::gesv_batched).add("n", n).add("batch", count), ops::gesv_batched,
-            std::nullopt, opt.seed);
+        add<batched_adapter<T, cuda::batched_lu<T>>, timed::halves>(batch_row(gpu_batched, ops::gesv_batched, n, count),
+                                                                    ops::gesv_batched, std::nullopt, opt.seed);
     for (auto n : batched.n)
       for (auto count : batched.count)
-        add<batched_adapter<T, cuda::batched_cholesky<T>>>(
-            row_spec::of<T>("GPU", ops::posv_batched).add("n", n).add("batch", count), ops::posv_batched,
-            std::nullopt, opt.seed);
+        add<batched_adapter<T, cuda::batched_cholesky<T>>, timed::halves>(
+            batch_row(gpu_batched_cholesky, ops::posv_batched, n, count), ops::posv_batched, std::nullopt, opt.seed);
     if (solvebench::precision<T>::letter == 'd')  // the naive loop, to show why batching matters
       for (auto n : batched.n)
         for (auto count : batched.count)
           if (naive_loop_size(n))
-            add<loop_adapter<T>>(row_spec::of<T>("GPU-loop", ops::gesv_batched).add("n", n).add("batch", count),
-                                 ops::gesv_batched, std::nullopt, opt.seed);
+            add<loop_adapter<T>, timed::driver>(batch_row(gpu_loop, ops::gesv_batched, n, count), ops::gesv_batched,
+                                                std::nullopt, opt.seed);
   });
   out.registered = true;
   return out;

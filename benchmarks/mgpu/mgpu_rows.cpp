@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "core/harness.hpp"
+#include "core/sweep.hpp"
 #include "solvebench/cusolver_mg.hpp"
 #include "solvebench/nvml.hpp"
 
@@ -39,8 +40,9 @@ mg::context& context_for(int gpus) {
 template <class T>
 class adapter {
  public:
-  adapter(const problem& p, int gpus, std::int64_t tile)
-      : p_(p), ctx_(context_for(gpus)), system_(ctx_, p.op->family, p.n, p.nrhs, tile), tile_(tile) {}
+  explicit adapter(const problem& p)
+      : p_(p), ctx_(context_for(static_cast<int>(p.integer("gpus", 1)))),
+        system_(ctx_, p.op->family, p.n, p.nrhs, p.integer("tile", 512)), tile_(p.integer("tile", 512)) {}
   void restore(bool a, bool b) {
     if (a) system_.generate(p_.kind, p_.seed);
     else if (b) system_.generate_rhs();
@@ -73,10 +75,9 @@ class adapter {
 };
 
 template <class T>
-void add(const row_spec& spec, const operation& op, const common_options& opt, int gpus, std::int64_t tile) {
-  const problem p = make_problem(spec, op, opt.kind, opt.seed);
-  register_row(spec, [p, gpus, tile] { return std::make_unique<solve_fixture<adapter<T>>>(p, gpus, tile); });
-}
+using mg_rows = adapter<T>;
+
+constexpr backend_desc mgpu_rows_desc{"MGPU", "gpu", "resident", "halves", "cusolverMg"};
 
 }  // namespace
 
@@ -97,17 +98,13 @@ registration register_rows(const common_options& opt, const mgpu_options& mgpu) 
   out.context = mg::topology_facts(mg::query_topology(all));
   if (const nvml::session s; s.available()) out.context.emplace_back("mgpu_links", nvml::link_topology(s, all));
 
-  for_each_precision(opt.precisions, [&](auto precision) {
-    using T = typename decltype(precision)::type;
-    for (const operation* op : {&ops::gesv, &ops::posv, &ops::getrf, &ops::getrs, &ops::potrf, &ops::potrs})
-      for (auto n : mgpu.sizes)
-        for (const auto& base : solve_rows<T>("MGPU", *op, n, opt.nrhs))
-          for (auto g : gpus)
-            for (auto tile : mgpu.tiles) {
-              if (g > present) continue;
-              add<T>(row_spec(base).add("gpus", g).add("tile", tile), *op, opt, static_cast<int>(g), tile);
-            }
-  });
+  std::vector<std::int64_t> usable;
+  for (auto g : gpus)
+    if (g <= present) usable.push_back(g);
+  const sweep_space space{opt.precisions, mgpu.sizes, opt.nrhs, opt.kind, opt.seed};
+  register_sweep(space, declare<bind<timed::halves, mg_rows, &ops::gesv, &ops::getrf, &ops::getrs>,
+                                bind<timed::halves, mg_rows, &ops::posv, &ops::potrf, &ops::potrs>>(
+                            mgpu_rows_desc, nullptr, {axis("gpus", usable), axis("tile", mgpu.tiles)}));
   for (auto g : gpus)
     if (g > present)
       out.notes.push_back("MGPU rows with gpus:" + std::to_string(g) + " not registered: " + std::to_string(present) +

@@ -70,18 +70,12 @@ int main(int argc, char** argv) {
       "the P ranks, rows named MPI/<op>/n:N/nrhs:K/ranks:P/nb:NB, e.g.\n"
       "MPI/dgesv/n:4096/nrhs:1/ranks:4/nb:64/manual_time. Only rank 0 prints and writes files.\n"
       "--benchmark_enable_random_interleaving is refused: every rank would shuffle on its own.\n";
-  p.exit_status =
-      "Exit status: 0 when every row ran and passed its residual check, 1 when a row failed,\n"
-      "2 for bad flags or environment values, 3 if the ranks fell out of step (a bug: reported\n"
-      "instead of hanging).\n";
   p.common = &common;
   for (auto group : {bench::common_flags(common, "the same as solve_bench's CPU rows, so MPI rows meet CPU rows"),
                      bench::mpi::flags(mpi)})
     p.flags.insert(p.flags.end(), group.begin(), group.end());
   p.root = session.rank() == 0;
-  // The audit and verdict hold CPU rows against GPU rows and the machine (one BLAS thread per
-  // rank is a choice here, not a fault): they are solve_bench's, not this binary's.
-  p.checks_after_run = false;
+  p.can_reexec = false;  // no GPU context to lose; a rank that dies takes the job with it
   p.agree = first_problem;
   p.check_gb_flags = bench::mpi::check_gb_flags;
   p.register_rows = [&] {

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "core/harness.hpp"
+#include "core/sweep.hpp"
 
 namespace solvebench::bench::mpi {
 namespace {
@@ -70,7 +71,8 @@ struct cholesky {
 template <class T, class Driver>
 class adapter {
  public:
-  adapter(const problem& p, const sp::process_grid& grid, sp::index_t nb) : p_(p), grid_(grid) {
+  adapter(const problem& p, const sp::process_grid& grid) : p_(p), grid_(grid) {
+    const auto nb = static_cast<sp::index_t>(p.integer("nb", 64));
     require_lockstep(grid.comm(), p.row, step::set_up);
     sp::on_every_rank(grid.comm(), [&] {
       checked_size("n", p.n, sp::max_n);
@@ -125,29 +127,20 @@ class adapter {
   std::chrono::steady_clock::time_point t0_;
 };
 
-template <class Adapter>
-void add(const row_spec& spec, const operation& op, const common_options& opt, const sp::process_grid& grid,
-         sp::index_t nb) {
-  const problem p = make_problem(spec, op, opt.kind, opt.seed);
-  register_row(spec, [p, &grid, nb] { return std::make_unique<solve_fixture<Adapter>>(p, grid, nb); });
-}
+template <class T>
+using lu_rows = adapter<T, lu<T>>;
+template <class T>
+using cholesky_rows = adapter<T, cholesky<T>>;
+
+constexpr backend_desc mpi{"MPI", "cpu", "resident", "driver", "scalapack"};
 
 }  // namespace
 
-void register_rows(const common_options& opt, const options& mpi, const sp::process_grid& grid) {
-  for_each_precision(opt.precisions, [&](auto precision) {
-    using T = typename decltype(precision)::type;
-    for (const operation* op : {&ops::gesv, &ops::posv})
-      for (auto n : opt.sizes_or_default())
-        for (auto k : opt.nrhs)
-          for (auto nb : mpi.nb) {
-            const auto spec =
-                row_spec::of<T>("MPI", *op).add("n", n).add("nrhs", k).add("ranks", grid.ranks()).add("nb", nb);
-            if (op->family == factorization::cholesky)
-              add<adapter<T, cholesky<T>>>(spec, *op, opt, grid, static_cast<sp::index_t>(nb));
-            else add<adapter<T, lu<T>>>(spec, *op, opt, grid, static_cast<sp::index_t>(nb));
-          }
-  });
+void register_rows(const common_options& opt, const options& mpi_opt, const sp::process_grid& grid) {
+  const sweep_space space{opt.precisions, opt.sizes_or_default(), opt.nrhs, opt.kind, opt.seed};
+  register_sweep(space, declare<bind<timed::driver, lu_rows, &ops::gesv>, bind<timed::driver, cholesky_rows, &ops::posv>>(
+                            mpi, nullptr, {axis("ranks", std::vector<int>{grid.ranks()}), axis("nb", mpi_opt.nb)},
+                            std::cref(grid)));
 }
 
 }  // namespace solvebench::bench::mpi

@@ -67,6 +67,13 @@ class out_of_memory : public error {
   std::uint64_t available_;
 };
 
+// A problem beyond what a library supports (cuSOLVER's iterative refinement above its largest
+// n, say), refused by name before anything runs.
+class beyond_limit : public error {
+ public:
+  using error::error;
+};
+
 enum class factorization { lu, cholesky };
 
 // The one place where a LAPACK-style info becomes an exception (CPU, GPU, batched, MPI):

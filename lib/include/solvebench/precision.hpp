@@ -36,6 +36,10 @@ template <class T>
 struct tag {
   using type = T;
 };
+// The precisions rows can be asked for (--precisions), as letters and as text for messages.
+inline bool is_precision_letter(const std::string& p) { return p == "d" || p == "s"; }
+inline std::string precision_letters_text() { return "d, s"; }
+
 template <class Letters, class F>
 void for_each_precision(const Letters& letters, F&& f) {
   for (const auto& p : letters) {

@@ -1,10 +1,7 @@
 // The verdict at the end of a run: should this solve run on the GPU or the CPU, from which n,
-// and how much faster; what this GPU's fp64 is worth; the best fp64-accurate method; the
-// batched result; the audit's caveats next to the numbers they touch.
-//
-// tools/verdict.py implements the same specification (its module docstring states it) and
-// test/verdict_dump + tools/tests/test_verdict.py hold the two to the same JSON, Markdown and
-// console text on the cases in test/data/verdict_cases.txt. Change both or neither.
+// and how much faster; what this GPU's fp64 is worth; where mixed precision gives an fp64-accurate
+// answer faster (every n and matrix: the map); the batched result; the audit's caveats next to
+// the numbers they touch. Computed here once; tools/report and tools/condmap.py draw what it says.
 #pragma once
 
 #include <optional>
@@ -12,23 +9,23 @@
 #include <utility>
 #include <vector>
 
-#include "core/run_record.hpp"
-
-#include "core/audit.hpp"
+#include "checks/audit.hpp"
+#include "checks/record.hpp"
 
 namespace solvebench::bench {
 
-// An audit finding as an entry of the verdict shows it.
+// A kind of audit finding as an entry of the verdict shows it: once, with the rows it covers.
 struct verdict_caveat {
-  std::string rule, severity, message;
-  bool operator==(const verdict_caveat& o) const {
-    return rule == o.rule && severity == o.severity && message == o.message;
-  }
+  std::string rule, severity, message;  // message: the first finding's
+  std::size_t findings = 1;             // how many findings of this rule touch the entry
+  std::vector<std::string> rows;        // the rows they name
+  bool operator==(const verdict_caveat& o) const { return rule == o.rule && severity == o.severity; }
 };
 
 struct speedup_point {
   long long n = 0;
   double cpu_ms = 0, gpu_ms = 0, speedup = 0;  // speedup = cpu_ms / gpu_ms
+  std::optional<double> noise_pct;             // of the speedup: the two rows' noise combined
 };
 
 // Where the GPU starts to win against the CPU along n.
@@ -47,11 +44,12 @@ std::optional<crossover> find_crossover(const std::vector<speedup_point>& points
 struct cpu_best_point {
   long long n = 0;
   double ms = 0;
-  std::string path;  // "CPU" (getrf+getrs, potrf+potrs) or "CPU-driver" (LAPACKE_?gesv/?posv)
+  std::string path;  // the CPU row used: "CPU" (the halves) or "CPU-driver" (the one-call driver)
 };
 
 struct gpu_form {
-  std::string backend;  // GPU (A and b on the device), GPU-pinned, GPU-pageable (transfers included)
+  std::string backend;    // GPU (A and b on the device), GPU-pinned, GPU-pageable (transfers included)
+  std::string placement;  // resident, pinned, pageable
   std::vector<speedup_point> points;
   crossover cross;
 };
@@ -61,6 +59,7 @@ struct largest_n_result {
   double cpu_ms = 0;
   std::string cpu_path;
   double gpu_ms = 0, speedup = 0;
+  std::optional<double> noise_pct;
 };
 
 struct energy_result {
@@ -70,7 +69,7 @@ struct energy_result {
 };
 
 struct solve_verdict {
-  std::string op;  // dgesv, sgesv, dposv, sposv
+  std::string op;  // dgesv, sgesv, zgesv, dposv, ...
   long long nrhs = 0;
   std::vector<cpu_best_point> cpu_best;
   std::vector<gpu_form> forms;  // in the order GPU, GPU-pinned, GPU-pageable; those that ran
@@ -96,12 +95,36 @@ struct fp64_verdict {
   std::vector<verdict_caveat> caveats;
 };
 
-struct mixed_verdict {
-  std::string matrix;  // the axes other than n, nrhs, refine: "kind:diagdom", "cond:1e4"
+// One mixed-precision row held against dgesv on the same matrix, device and n.
+struct mixed_method {
+  std::string row, op;                 // GPU/dhgesv/..., dhgesv
+  std::string refine;                  // classical, gmres, ... ("" without a refine axis)
+  std::optional<double> ms, speedup;   // speedup = dgesv ms / ms
+  bool accurate = false;               // fp64-accurate (is_fp64_accurate)
+  std::string why_not;                 // why not, when not
+  std::optional<double> niters, outer_iters, fell_back;
+};
+
+// A cell of the map: one device (backend), matrix and n.
+struct mixed_cell {
+  std::string backend;            // GPU, CPU
+  std::string matrix;             // the matrix axes: "kind:diagdom", "cond:1e4"
   long long nrhs = 0, n = 0;
-  std::optional<std::string> best, op, refine;  // the fastest fp64-accurate row
+  std::string reference;          // the dgesv row ("" when none ran)
+  std::optional<double> dgesv_ms;
+  std::string reference_error;    // the dgesv row failed
+  std::vector<mixed_method> methods;
+  std::optional<std::size_t> winner;  // the fastest fp64-accurate method faster than dgesv (index)
+  std::optional<double> speedup;      // the winner's, 1 when dgesv itself is fastest
+};
+
+// The fastest fp64-accurate solve of one matrix at its largest n on the GPU (the summary line).
+struct mixed_verdict {
+  std::string matrix;
+  long long nrhs = 0, n = 0;
+  std::optional<std::string> best, op, refine;
   std::optional<double> ms, dgesv_ms, speedup, niters, fell_back;
-  std::vector<std::string> rejected;  // ran, but not fp64-accurate (resid, or fwd_err > 10x dgesv's)
+  std::vector<std::string> rejected;  // ran, but not fp64-accurate
   std::vector<verdict_caveat> caveats;
 };
 
@@ -117,29 +140,25 @@ struct run_verdict {
   // From the context: gpu_name, host_name, blas_vendor, blas_version, gpu_rows (absent: empty).
   std::vector<std::pair<std::string, std::optional<std::string>>> machine;
   bool has_gpu_rows = false;
+  std::size_t rows_passed = 0, rows_failed = 0;
   std::vector<solve_verdict> solves;
   std::optional<fp64_verdict> fp64_fp32;
   std::vector<mixed_verdict> mixed;
+  std::vector<mixed_cell> mixed_map;
   std::vector<batched_verdict> batched;
   std::vector<verdict_caveat> caveats;  // findings without rows: they concern the whole run
   std::vector<std::string> lines;       // the verdict in sentences
 };
 
+// The rule for "this mixed-precision answer is as good as fp64's": it passed the HPL check at
+// fp64, it was refined, and its forward error (when known) is within limits::fwd_err_slack of
+// dgesv's on the same matrix, floored at fp64's unit roundoff. `why_not` says what failed.
+bool is_fp64_accurate(const row_record& mixed, const row_record* dgesv, std::string* why_not);
+
 // The verdict of a finished run and the audit's findings about it.
 run_verdict make_verdict(const run_summary& run, const std::vector<finding>& findings);
 
-// {"verdict": {...}}: the keys tools/verdict.py's compute() returns.
-std::string verdict_json(const run_verdict& v);
-std::string verdict_markdown(const run_verdict& v);
-// "verdict" and the sentences, indented: the end of the console output.
-std::string verdict_console(const run_verdict& v);
-
-// X.verdict.json and X.verdict.md beside --benchmark_out=X.json (or X.rows.jsonl).
-struct verdict_paths {
-  std::string json, markdown;
-};
-verdict_paths verdict_paths_for(const std::string& benchmark_out);
-// Writes both files; throws solvebench::error naming the file it could not write.
-void write_verdict_files(const run_verdict& v, const std::string& benchmark_out);
+// The sentences of a verdict (make_verdict fills v.lines with them).
+std::vector<std::string> verdict_lines(const run_verdict& v);
 
 }  // namespace solvebench::bench

@@ -1,13 +1,14 @@
 // The audit: a finished run's rows held against each other and against the machine, so that a
 // number that cannot be true (a solve faster than GEMM) or a run that cannot be fair (the BLAS
-// on one core) is named in the run's own output. Pure logic over a run_summary.
+// on one core, Prescott kernels on an AVX-512 CPU) is named in the run's own output. Pure logic
+// over a run_summary; a difference between rows is a finding only beyond what their noise explains.
 #pragma once
 
 #include <cstddef>
 #include <string>
 #include <vector>
 
-#include "core/run_record.hpp"
+#include "checks/record.hpp"
 
 namespace solvebench::bench {
 
@@ -16,12 +17,13 @@ namespace solvebench::bench {
 inline constexpr const char* severity_timing_bug = "timing-bug";
 inline constexpr const char* severity_warning = "warning";
 inline constexpr const char* severity_note = "note";
+inline constexpr const char* severities[] = {severity_timing_bug, severity_warning, severity_note};
 
 struct finding {
-  std::string rule;               // the rule's id, e.g. "driver_vs_halves"
-  std::string severity;           // severity_timing_bug, severity_warning or severity_note
-  std::vector<std::string> rows;  // the rows it is about (may be empty: a fact about the run)
-  std::string message;            // one sentence or two, for a person
+  std::string rule;           // the rule's id, e.g. "driver_vs_halves"
+  std::string severity;       // severity_timing_bug, severity_warning or severity_note
+  std::vector<row_id> rows;   // the rows it is about (empty: a fact about the whole run)
+  std::string message;        // one sentence or two, for a person
 };
 
 // A rule that could not be applied to this run, and why (e.g. no bus ceiling is known).
@@ -35,6 +37,7 @@ struct audit_report {
   std::vector<std::string> rules_checked;  // the rules that ran, in table order
   std::vector<skipped_rule> rules_skipped;
   std::size_t rows_checked = 0;  // rows that finished without error; errored rows feed no rule
+  std::size_t rows_failed = 0;   // rows that failed or were refused
   // Clean: no timing bug and no warning. Notes do not spoil a run.
   bool clean() const;
 };
@@ -45,20 +48,8 @@ audit_report run_audit(const run_summary& run);
 // The rule ids, in the order they run.
 std::vector<std::string> audit_rule_ids();
 
-// The short section printed at the end of a run; a clean run prints one line.
-std::string audit_console(const audit_report& report);
-
-// {"clean": bool, "rules_checked": [...], "rules_skipped": [{"rule", "reason"}], "rows_checked": N,
-//  "findings": [{"rule", "severity", "rows", "message"}, ...]}: the value to put under "audit" in
-// the run's JSON.
-std::string audit_json_object(const audit_report& report);
-
-// {"audit": audit_json_object(report)}, a document of its own.
-std::string audit_json(const audit_report& report);
-
 // What the driver_vs_halves rule says about a known library defect, or "" when none matches:
 // OpenBLAS 0.3.26 and later run ?gesv on one thread when n * nrhs is under a threshold.
-// Exposed for the tests and for the README's explanation.
 std::string known_driver_cause(const std::string& vendor, const std::string& version, char precision,
                                long long n, long long nrhs);
 

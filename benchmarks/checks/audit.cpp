@@ -1,0 +1,108 @@
+// The audit's table of rules and what they share.
+#include "checks/audit.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <tuple>
+
+#include "checks/audit_rules.hpp"
+
+namespace solvebench::bench {
+namespace audit_detail {
+
+std::optional<double> rule_input::number(const std::string& key) const {
+  const std::string s = context(key);
+  if (s.empty()) return std::nullopt;
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  if (end == s.c_str() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+std::vector<const row_record*> rule_input::cpu_rows() const {
+  std::vector<const row_record*> out;
+  for (const auto* r : rows)
+    if (r->id.device == "cpu") out.push_back(r);
+  return out;
+}
+
+std::vector<std::pair<std::string, std::string>> other_axes(const row_id& id, const std::string& without) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& a : id.axes)
+    if (a.first != without) out.push_back(a);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string count(std::size_t n, const std::string& what) {
+  return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
+}
+
+std::string row_list(const std::vector<row_id>& rows, std::size_t shown) {
+  std::string out;
+  for (std::size_t i = 0; i < rows.size() && i < shown; ++i) out += (i ? ", " : "") + rows[i].name();
+  if (rows.size() > shown) out += " and " + std::to_string(rows.size() - shown) + " more";
+  return out;
+}
+
+}  // namespace audit_detail
+
+std::string known_driver_cause(const std::string& vendor, const std::string& version, char precision, long long n,
+                               long long nrhs) {
+  std::string v = vendor;
+  for (auto& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (v.find("openblas") == std::string::npos) return "";
+  int major = 0, minor = 0, patch = 0;
+  if (std::sscanf(version.c_str(), "%d.%d.%d", &major, &minor, &patch) != 3) return "";
+  const auto ver = std::make_tuple(major, minor, patch);
+  const bool confirmed = ver >= std::make_tuple(0, 3, 26) && ver <= std::make_tuple(0, 3, 29);
+  const bool likely = ver >= std::make_tuple(0, 3, 30) && ver < std::make_tuple(0, 3, 34);
+  // interface/lapack/gesv.c: one thread below 10000 (double, double complex) or 40000 (single).
+  const long long threshold = (precision == 'd' || precision == 'z') ? 10000 : 40000;
+  if (!(confirmed || likely) || n * nrhs >= threshold || n * n < threshold) return "";
+  const std::string p(1, precision);
+  return std::string(confirmed ? "Known cause: " : "Likely cause: ") + "OpenBLAS " +
+         (confirmed ? "0.3.26 to at least 0.3.29" : "0.3.26 to at least 0.3.29 (not established for " + version + ")") +
+         " runs " + p + "gesv on one thread when n * nrhs < " + std::to_string(threshold) +
+         ": interface/lapack/gesv.c multiplies n by the number of right-hand sides where it means n * n; here n * "
+         "nrhs = " +
+         std::to_string(n * nrhs) + ". The threshold came in 0.3.26 (OpenBLAS PR 4388); fixed by 0.3.34. " + p +
+         "getrf + " + p + "getrs keep all threads, which is why solve_bench's CPU/" + p + "gesv row times them.";
+}
+
+bool audit_report::clean() const {
+  return std::none_of(findings.begin(), findings.end(), [](const finding& f) { return f.severity != severity_note; });
+}
+
+namespace {
+std::vector<audit_detail::rule> all_rules() {
+  std::vector<audit_detail::rule> out;
+  for (const auto* family : {&audit_detail::row_rules(), &audit_detail::machine_rules(), &audit_detail::gpu_rules()})
+    out.insert(out.end(), family->begin(), family->end());
+  return out;
+}
+}  // namespace
+
+std::vector<std::string> audit_rule_ids() {
+  std::vector<std::string> ids;
+  for (const auto& r : all_rules()) ids.emplace_back(r.id);
+  return ids;
+}
+
+audit_report run_audit(const run_summary& run) {
+  audit_detail::rule_input in{run, {}};
+  audit_report report;
+  for (const auto& r : run.rows) {
+    if (r.ok()) in.rows.push_back(&r);
+    else ++report.rows_failed;
+  }
+  report.rows_checked = in.rows.size();
+  for (const auto& r : all_rules()) {
+    if (auto why_not = r.check(in, report.findings)) report.rules_skipped.push_back({r.id, *why_not});
+    else report.rules_checked.emplace_back(r.id);
+  }
+  return report;
+}
+
+}  // namespace solvebench::bench

@@ -1,0 +1,50 @@
+// Private to the audit: what a rule sees, and the rule tables of each family of rules.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "checks/audit.hpp"
+
+namespace solvebench::bench::audit_detail {
+
+struct rule_input {
+  const run_summary& run;
+  std::vector<const row_record*> rows;  // the rows that finished; errored rows feed no rule
+
+  std::string context(const std::string& key) const { return run.context_value(key); }
+  std::optional<double> number(const std::string& key) const;
+  // Rows whose arithmetic ran on the host's cores (CPU, CPU-driver, MPI ...).
+  std::vector<const row_record*> cpu_rows() const;
+  // The finished row whose id satisfies `match`.
+  template <class Match>
+  const row_record* find(Match&& match) const {
+    for (const auto* r : rows)
+      if (match(r->id)) return r;
+    return nullptr;
+  }
+};
+
+// The axes beyond n and nrhs, sorted (kind, cond, batch, gpus, ranks ...): rows compare only when
+// these agree; `without` leaves some out (the matrix kind changes no ceiling).
+std::vector<std::pair<std::string, std::string>> other_axes(const row_id& id, const std::string& without = "");
+
+// A rule adds its findings, or returns why it could not look at this run.
+using rule_check = std::optional<std::string> (*)(const rule_input&, std::vector<finding>&);
+struct rule {
+  const char* id;
+  rule_check check;
+};
+
+// Each family's rules, in the order they run.
+const std::vector<rule>& row_rules();      // rows against rows: audit_rows.cpp
+const std::vector<rule>& machine_rules();  // rows against the machine: audit_machine.cpp
+const std::vector<rule>& gpu_rules();      // the GPU's state during the rows: audit_gpu.cpp
+
+// "12 CPU rows", "1 row".
+std::string count(std::size_t n, const std::string& what);
+// "GPU/dgetrf/n:256, GPU/dgetrs/n:256/nrhs:1 and 3 more".
+std::string row_list(const std::vector<row_id>& rows, std::size_t shown = 4);
+
+}  // namespace solvebench::bench::audit_detail

@@ -1,0 +1,251 @@
+// Reading Google Benchmark JSON and rows logs, with nlohmann-json.
+#include "checks/load.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <optional>
+#include <set>
+#include <sstream>
+
+namespace solvebench::bench {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+constexpr int max_depth = 32;  // solve_bench writes 4 levels; deeper input is not ours
+
+// Fields of Google Benchmark's run format and solve_bench's additions: every other number is a counter.
+const std::set<std::string> run_fields = {
+    "name", "run_name", "run_type", "family_index", "per_family_instance_index", "repetitions",
+    "repetition_index", "threads", "iterations", "real_time", "cpu_time", "time_unit", "aggregate_name",
+    "aggregate_unit", "error_occurred", "error_message", "skipped", "skip_message", "label", "big_o", "rms",
+    "cpu_coefficient", "real_coefficient", "id", "samples_ms", "backend", "device", "placement", "path", "op",
+    "precision", "factor", "library"};
+
+double ms_per_unit(const std::string& unit) {
+  if (unit == "ns") return 1e-6;
+  if (unit == "us") return 1e-3;
+  if (unit == "ms") return 1.0;
+  if (unit == "s") return 1e3;
+  throw std::invalid_argument("unknown time_unit '" + unit + "'");
+}
+
+// Rejects nesting deeper than max_depth before the parser recurses into it.
+void check_depth(const std::string& text) {
+  int depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > max_depth) throw std::invalid_argument("nested deeper than " + std::to_string(max_depth) + " levels");
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+}
+
+json parse(const std::string& text) {
+  check_depth(text);
+  try {
+    return json::parse(text);
+  } catch (const json::parse_error& e) {
+    std::string why = e.what();
+    const auto colon = why.find("parse error");
+    throw std::invalid_argument("not JSON: " + (colon == std::string::npos ? why : why.substr(colon)));
+  }
+}
+
+std::string flat_text(const json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
+  if (v.is_number()) return v.dump();
+  if (v.is_array()) {  // load_avg: scalars joined by commas
+    std::string out;
+    for (const auto& e : v) {
+      if (e.is_object() || e.is_array()) return "";
+      out += (out.empty() ? "" : ",") + flat_text(e);
+    }
+    return out;
+  }
+  return "";
+}
+
+void read_context(run_summary& run, const json& context) {
+  if (!context.is_object()) throw std::invalid_argument("\"context\" is not an object");
+  if (!run.context.empty()) return;  // pooled files: the first file's context
+  for (const auto& [key, value] : context.items())
+    if (!value.is_object()) run.context[key] = flat_text(value);
+}
+
+std::string text_field(const json& run, const char* key) {
+  const auto it = run.find(key);
+  if (it == run.end() || it->is_null()) return "";
+  if (!it->is_string()) throw std::invalid_argument(std::string("\"") + key + "\" is not text");
+  return it->get<std::string>();
+}
+
+double number_field(const json& run, const char* key) {
+  const auto it = run.find(key);
+  if (it == run.end() || !it->is_number()) throw std::invalid_argument(std::string("\"") + key + "\" is not a number");
+  return it->get<double>();
+}
+
+// The row's name: run_name, or for an aggregate its name without the aggregate's suffix.
+std::string row_name(const json& run) {
+  std::string name = text_field(run, "run_name");
+  if (name.empty()) name = text_field(run, "name");
+  if (name.empty()) throw std::invalid_argument("a row without a name");
+  return name;
+}
+
+void read_run(run_summary& run, const json& r, std::vector<const json*>& aggregates) {
+  if (!r.is_object()) throw std::invalid_argument("a row that is not an object");
+  const std::string type = text_field(r, "run_type");
+  if (!type.empty() && type != "iteration" && type != "aggregate")
+    throw std::invalid_argument("run_type '" + type + "' is neither iteration nor aggregate");
+  const std::string name = row_name(r);
+  row_id id;
+  try {
+    id = r.contains("id") ? row_id_from_json(r.at("id")) : legacy_row_id(name);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument("row '" + name + "': " + e.what());
+  }
+  const bool failed = (r.contains("error_occurred") && r.at("error_occurred") == true) ||
+                      (r.contains("skipped") && r.at("skipped") == true);
+  if (failed) {
+    std::string message = text_field(r, "error_message");
+    if (message.empty()) message = text_field(r, "skip_message");
+    if (message.empty()) message = "failed";
+    const bool refused = message.rfind(refusal_prefix, 0) == 0;
+    add_failure(run, id, refused ? message.substr(std::string(refusal_prefix).size()) : message, refused);
+    return;
+  }
+  if (r.contains("big_o") || r.contains("rms")) return;  // a complexity entry: not a timing
+  if (!r.contains("real_time")) throw std::invalid_argument("row '" + name + "' has no real_time");
+  if (type == "aggregate") {
+    aggregates.push_back(&r);
+    return;
+  }
+  const double ms = number_field(r, "real_time") * ms_per_unit(text_field(r, "time_unit").empty() ? "ns" : text_field(r, "time_unit"));
+  if (!(ms >= 0)) throw std::invalid_argument("row '" + name + "': a negative or NaN time");
+  std::vector<double> samples;
+  if (const auto it = r.find("samples_ms"); it != r.end()) {
+    if (!it->is_array()) throw std::invalid_argument("row '" + name + "': \"samples_ms\" is not a list");
+    for (const auto& s : *it) {
+      if (!s.is_number() || !(s.get<double>() >= 0)) throw std::invalid_argument("row '" + name + "': a sample is not a time");
+      samples.push_back(s.get<double>());
+    }
+  }
+  std::map<std::string, double> counters;
+  for (const auto& [key, value] : r.items())
+    if (!run_fields.count(key) && value.is_number()) counters[key] = value.get<double>();
+  add_repetition(run, id, ms, samples, counters);
+}
+
+// With --benchmark_report_aggregates_only a file holds only mean/median/stddev/cv: the median
+// stands for the row where no repetition is there.
+void read_aggregates(run_summary& run, const std::vector<const json*>& aggregates) {
+  for (const json* r : aggregates) {
+    if (text_field(*r, "aggregate_name") != "median") continue;
+    const row_id id = r->contains("id") ? row_id_from_json(r->at("id")) : legacy_row_id(row_name(*r));
+    bool has_repetitions = false;
+    for (const auto& row : run.rows)
+      if (row.id == id && !row.times_ms.empty()) has_repetitions = true;
+    if (has_repetitions) continue;
+    const double ms = number_field(*r, "real_time") * ms_per_unit(text_field(*r, "time_unit"));
+    std::map<std::string, double> counters;
+    for (const auto& [key, value] : r->items())
+      if (!run_fields.count(key) && value.is_number()) counters[key] = value.get<double>();
+    add_repetition(run, id, ms, {}, counters);
+  }
+}
+
+void read_document(run_summary& run, const json& doc) {
+  if (!doc.is_object()) throw std::invalid_argument("not a JSON object");
+  if (doc.contains("context")) read_context(run, doc.at("context"));
+  const auto it = doc.find("benchmarks");
+  if (it == doc.end()) {
+    if (doc.contains("context")) return;  // the context line of a rows log
+    if (doc.contains("run_name") || doc.contains("name")) {  // a row line of a rows log
+      std::vector<const json*> aggregates;
+      read_run(run, doc, aggregates);
+      read_aggregates(run, aggregates);
+      return;
+    }
+    throw std::invalid_argument("not Google Benchmark output (no \"benchmarks\" list)");
+  }
+  if (!it->is_array()) throw std::invalid_argument("\"benchmarks\" is not a list");
+  std::vector<const json*> aggregates;
+  for (const auto& r : *it) read_run(run, r, aggregates);
+  read_aggregates(run, aggregates);
+}
+
+}  // namespace
+
+void load_text(run_summary& run, const std::string& path, const std::string& text) {
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) throw load_error(path + ": empty file: no run in it");
+  if (text.size() >= 2 && ((text[0] == '\xff' && text[1] == '\xfe') || (text[0] == '\xfe' && text[1] == '\xff')))
+    throw load_error(path + ": UTF-16 text; solve_bench writes UTF-8 JSON");
+  const std::size_t rows_before = run.rows.size();
+  const bool had_context = !run.context.empty();
+  std::optional<json> whole;
+  std::string whole_error;
+  try {
+    whole = parse(text);
+  } catch (const std::invalid_argument& e) {
+    whole_error = e.what();
+  }
+  if (whole) {
+    try {
+      read_document(run, *whole);
+    } catch (const std::invalid_argument& e) {
+      throw load_error(path + ": " + e.what());
+    }
+  } else {
+    // Not one document: JSON lines, one document a line. A killed run may leave its last line cut short.
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    for (std::string l; std::getline(in, l);) lines.push_back(l);
+    while (!lines.empty() && lines.back().find_first_not_of(" \t\r") == std::string::npos) lines.pop_back();
+    if (lines.size() < 2) throw load_error(path + ": " + whole_error);
+    int read = 0;
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      if (lines[i].find_first_not_of(" \t\r") == std::string::npos) continue;
+      try {
+        read_document(run, parse(lines[i]));
+        ++read;
+      } catch (const std::invalid_argument& e) {
+        const bool torn = i + 1 == lines.size() && read > 0 && std::string(e.what()).rfind("not JSON", 0) == 0;
+        if (torn) {  // the line a killed run was writing
+          run.notes.push_back(path + ":" + std::to_string(i + 1) + ": ignoring the unfinished last line");
+          break;
+        }
+        throw load_error(path + ":" + std::to_string(i + 1) + ": " + e.what());
+      }
+    }
+  }
+  if (run.rows.size() == rows_before && !(had_context || !run.context.empty()))
+    throw load_error(path + ": no solve_bench rows and no context in it");
+}
+
+run_summary load_runs(const std::vector<std::string>& paths) {
+  run_summary run;
+  for (const auto& path : paths) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw load_error(path + ": cannot open it");
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (in.bad()) throw load_error(path + ": read error");
+    load_text(run, path, text.str());
+    run.sources.push_back(path);
+  }
+  return run;
+}
+
+}  // namespace solvebench::bench

@@ -1,0 +1,204 @@
+// Console text and JSON of the audit and the verdict, and their sidecar files.
+#include "checks/render.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+
+#include "checks/output.hpp"
+#include "checks/text.hpp"
+#include "checks/thresholds.hpp"
+
+namespace solvebench::bench {
+namespace {
+
+using json = nlohmann::ordered_json;
+constexpr std::size_t console_width = 100;
+constexpr std::size_t shown_per_rule = 3;
+
+std::string count(std::size_t n, const std::string& what) { return std::to_string(n) + " " + what + (n == 1 ? "" : "s"); }
+
+template <class T>
+json optional_value(const std::optional<T>& v) {
+  return v ? json(*v) : json(nullptr);
+}
+json number(double x) { return std::isfinite(x) ? json(x) : json(nullptr); }
+json number(const std::optional<double>& x) { return x && std::isfinite(*x) ? json(*x) : json(nullptr); }
+
+json caveats_json(const std::vector<verdict_caveat>& cs) {
+  json out = json::array();
+  for (const auto& c : cs)
+    out.push_back({{"rule", c.rule}, {"severity", c.severity}, {"message", c.message}, {"findings", c.findings}, {"rows", c.rows}});
+  return out;
+}
+
+json point_json(const speedup_point& p) {
+  return {{"n", p.n}, {"cpu_ms", number(p.cpu_ms)}, {"gpu_ms", number(p.gpu_ms)}, {"speedup", number(p.speedup)},
+          {"noise_pct", number(p.noise_pct)}};
+}
+
+json points_json(const std::vector<speedup_point>& ps) {
+  json out = json::array();
+  for (const auto& p : ps) out.push_back(point_json(p));
+  return out;
+}
+
+json crossover_json(const crossover& c) {
+  json j = {{"kind", c.kind}, {"n", c.n}, {"interpolated", c.interpolated}};
+  j["between"] = c.between ? json::array({c.between->first, c.between->second}) : json(nullptr);
+  if (c.kind == "mixed") j["gpu_wins_at"] = c.gpu_wins_at;
+  return j;
+}
+
+}  // namespace
+
+std::string audit_console(const audit_report& report, const std::string& more_in) {
+  std::map<std::string, std::size_t> by_severity;
+  for (const auto& f : report.findings) ++by_severity[f.severity];
+  std::string out = "audit: ";
+  if (report.rows_checked == 0) {
+    out += "nothing to check: no row finished (" + count(report.rows_failed, "row") + " failed or skipped)\n";
+    return out;
+  }
+  const std::string scope = count(report.rules_checked.size(), "rule") + " on " + count(report.rows_checked, "row");
+  if (report.clean()) {
+    out += "clean (" + scope + ")";
+    if (by_severity[severity_note]) out += "; " + count(by_severity[severity_note], "note");
+  } else {
+    std::vector<std::string> tally;
+    if (by_severity[severity_timing_bug]) tally.push_back(count(by_severity[severity_timing_bug], "timing bug"));
+    if (by_severity[severity_warning]) tally.push_back(count(by_severity[severity_warning], "warning"));
+    if (by_severity[severity_note]) tally.push_back(count(by_severity[severity_note], "note"));
+    out += join(tally, ", ") + " (" + scope + ")";
+  }
+  out += "\n";
+  std::map<std::string, std::size_t> per_rule, shown;
+  for (const auto& f : report.findings) ++per_rule[f.rule + f.severity];
+  for (const char* severity : severities)
+    for (const auto& f : report.findings) {
+      if (f.severity != severity) continue;
+      const std::size_t k = ++shown[f.rule + f.severity];
+      if (k <= shown_per_rule)
+        out += wrap("  " + f.severity + " " + f.rule + ": " + f.message, console_width, "      ") + "\n";
+      if (k == shown_per_rule + 1) {
+        const std::size_t rest = per_rule[f.rule + f.severity] - shown_per_rule;
+        out += "  ... " + count(rest, "more " + f.rule + " " + f.severity) + (more_in.empty() ? "" : " in " + more_in) + "\n";
+      }
+    }
+  for (const auto& s : report.rules_skipped)
+    out += wrap("  not checked: " + s.rule + ": " + s.reason, console_width, "      ") + "\n";
+  return out;
+}
+
+std::string verdict_console(const run_verdict& v) {
+  std::string out = "verdict\n";
+  for (const auto& line : v.lines) out += wrap("  " + line, console_width, "    ") + "\n";
+  return out;
+}
+
+json thresholds_json() {
+  return {{"resid", limits::resid},
+          {"fwd_err_slack", limits::fwd_err_slack},
+          {"fwd_err_floor", limits::fwd_err_floor},
+          {"first_class_fp64", limits::first_class_fp64},
+          {"noise_confidence", limits::noise_confidence},
+          {"noise_min_samples", limits::noise_min_samples},
+          {"driver_vs_halves", limits::driver_vs_halves},
+          {"gemm_tolerance", limits::gemm_tolerance},
+          {"transfer_vs_resident", limits::transfer_vs_resident},
+          {"noisy_row_pct", limits::noisy_row_pct},
+          {"max_clock_drop", limits::max_clock_drop},
+          {"capped_share", limits::capped_share},
+          {"peak_fraction", limits::peak_fraction},
+          {"other_busy_cores", limits::other_busy_cores},
+          {"steal_pct", limits::steal_pct},
+          {"gate_floor_pct", limits::gate_floor_pct}};
+}
+
+json audit_json(const audit_report& report) {
+  json findings = json::array();
+  for (const auto& f : report.findings) {
+    json names = json::array(), ids = json::array();
+    for (const auto& id : f.rows) {
+      names.push_back(id.name());
+      ids.push_back(to_json(id));
+    }
+    findings.push_back({{"rule", f.rule}, {"severity", f.severity}, {"rows", names}, {"ids", ids}, {"message", f.message}});
+  }
+  json skipped = json::array();
+  for (const auto& s : report.rules_skipped) skipped.push_back({{"rule", s.rule}, {"reason", s.reason}});
+  return {{"clean", report.clean()},      {"rules_checked", report.rules_checked}, {"rules_skipped", skipped},
+          {"rows_checked", report.rows_checked}, {"rows_failed", report.rows_failed}, {"findings", findings},
+          {"thresholds", thresholds_json()}};
+}
+
+json verdict_json(const run_verdict& v) {
+  json machine = json::object();
+  for (const auto& [k, value] : v.machine) machine[k] = optional_value(value);
+  json solves = json::array();
+  for (const auto& e : v.solves) {
+    json cpu_best = json::array(), forms = json::array();
+    for (const auto& p : e.cpu_best) cpu_best.push_back({{"n", p.n}, {"ms", number(p.ms)}, {"path", p.path}});
+    for (const auto& f : e.forms)
+      forms.push_back({{"backend", f.backend}, {"placement", f.placement}, {"points", points_json(f.points)},
+                       {"crossover", crossover_json(f.cross)}});
+    json largest = nullptr, energy = nullptr;
+    if (e.largest)
+      largest = {{"n", e.largest->n}, {"cpu_ms", number(e.largest->cpu_ms)}, {"cpu_path", e.largest->cpu_path},
+                 {"gpu_ms", number(e.largest->gpu_ms)}, {"speedup", number(e.largest->speedup)},
+                 {"noise_pct", number(e.largest->noise_pct)}};
+    if (e.energy)
+      energy = {{"n", e.energy->n}, {"cpu_J", number(e.energy->cpu_j)}, {"gpu_J", number(e.energy->gpu_j)},
+                {"ratio", number(e.energy->ratio)}, {"cpu_GFLOP_per_J", number(e.energy->cpu_gflop_per_j)},
+                {"gpu_GFLOP_per_J", number(e.energy->gpu_gflop_per_j)}};
+    solves.push_back({{"op", e.op}, {"nrhs", e.nrhs}, {"cpu_best", cpu_best}, {"forms", forms}, {"largest", largest},
+                      {"energy", energy}, {"energy_missing", e.energy_missing}, {"caveats", caveats_json(e.caveats)}});
+  }
+  json fp64 = nullptr;
+  if (v.fp64_fp32) {
+    const auto& f = *v.fp64_fp32;
+    json ds = nullptr;
+    if (f.dsgesv) ds = {{"n", f.dsgesv->n}, {"min", f.dsgesv->min}, {"max", f.dsgesv->max}, {"count", f.dsgesv->count}};
+    fp64 = {{"n", f.n},         {"dgemm_GFLOPs", number(f.dgemm_gflops)}, {"sgemm_GFLOPs", number(f.sgemm_gflops)},
+            {"ratio", number(f.ratio)}, {"one_in", f.one_in}, {"class", f.klass}, {"advice", f.advice}, {"dsgesv", ds},
+            {"caveats", caveats_json(f.caveats)}};
+  }
+  json mixed = json::array();
+  for (const auto& m : v.mixed)
+    mixed.push_back({{"matrix", m.matrix}, {"nrhs", m.nrhs}, {"n", m.n}, {"best", optional_value(m.best)},
+                     {"op", optional_value(m.op)}, {"refine", optional_value(m.refine)}, {"ms", number(m.ms)},
+                     {"dgesv_ms", number(m.dgesv_ms)}, {"speedup", number(m.speedup)}, {"niters", number(m.niters)},
+                     {"fell_back", number(m.fell_back)}, {"rejected", m.rejected}, {"caveats", caveats_json(m.caveats)}});
+  json map = json::array();
+  for (const auto& c : v.mixed_map) {
+    json methods = json::array();
+    for (const auto& m : c.methods)
+      methods.push_back({{"row", m.row}, {"op", m.op}, {"refine", m.refine}, {"ms", number(m.ms)},
+                         {"speedup", number(m.speedup)}, {"accurate", m.accurate}, {"why_not", m.why_not},
+                         {"niters", number(m.niters)}, {"outer_iters", number(m.outer_iters)}, {"fell_back", number(m.fell_back)}});
+    map.push_back({{"backend", c.backend}, {"matrix", c.matrix}, {"nrhs", c.nrhs}, {"n", c.n}, {"reference", c.reference},
+                   {"dgesv_ms", number(c.dgesv_ms)}, {"reference_error", c.reference_error}, {"methods", methods},
+                   {"winner", c.winner ? json(*c.winner) : json(nullptr)}, {"speedup", number(c.speedup)}});
+  }
+  json batched = json::array();
+  for (const auto& b : v.batched)
+    batched.push_back({{"op", b.op}, {"batch", b.batch}, {"points", points_json(b.points)}, {"best", point_json(b.best)},
+                       {"worst", point_json(b.worst)}, {"caveats", caveats_json(b.caveats)}});
+  return {{"machine", machine},    {"has_gpu_rows", v.has_gpu_rows}, {"rows_passed", v.rows_passed},
+          {"rows_failed", v.rows_failed}, {"solves", solves}, {"fp64_fp32", fp64}, {"mixed", mixed},
+          {"mixed_map", map},       {"batched", batched},          {"caveats", caveats_json(v.caveats)},
+          {"lines", v.lines},       {"thresholds", thresholds_json()}};
+}
+
+check_files check_files_for(const std::string& base) {
+  return {base + ".audit.json", base + ".verdict.json", base + ".verdict.md"};
+}
+
+void write_check_files(const std::string& base, const audit_report& audit, const run_verdict& verdict) {
+  const check_files files = check_files_for(base);
+  write_file_atomically(files.audit, json_text(json{{"audit", audit_json(audit)}}, 1) + "\n");
+  write_file_atomically(files.verdict_json, json_text(json{{"verdict", verdict_json(verdict)}}, 1) + "\n");
+  write_file_atomically(files.verdict_markdown, verdict_markdown(verdict));
+}
+
+}  // namespace solvebench::bench

@@ -1,0 +1,36 @@
+// The checks' results for people (console, Markdown) and for tools (JSON sidecars, which
+// tools/report, tools/regress, tools/track and tools/condmap.py read instead of judging again).
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "checks/audit.hpp"
+#include "checks/verdict.hpp"
+
+namespace solvebench::bench {
+
+// Console sections, lines of at most about 100 characters. `more_in`: the file that holds the
+// findings the console leaves out ("" when none is written).
+std::string audit_console(const audit_report& report, const std::string& more_in);
+std::string verdict_console(const run_verdict& v);
+std::string verdict_markdown(const run_verdict& v);
+std::string caveat_text(const verdict_caveat& c);
+
+// {"clean", "rules_checked", "rules_skipped", "rows_checked", "rows_failed", "findings": [{"rule",
+// "severity", "rows": [names], "ids": [id objects], "message"}], "thresholds": {...}}
+nlohmann::ordered_json audit_json(const audit_report& report);
+nlohmann::ordered_json verdict_json(const run_verdict& v);
+// The limits the checks judged by (thresholds.hpp), for the tools to print beside their tables.
+nlohmann::ordered_json thresholds_json();
+
+// X.audit.json, X.verdict.json and X.verdict.md for the base path X, each written whole or not
+// at all; throws solvebench::error naming the file that could not be written.
+struct check_files {
+  std::string audit, verdict_json, verdict_markdown;
+};
+check_files check_files_for(const std::string& base);
+void write_check_files(const std::string& base, const audit_report& audit, const run_verdict& verdict);
+
+}  // namespace solvebench::bench

@@ -1,0 +1,37 @@
+// Google Benchmark's flags as solve_bench reads them. Those about output (--benchmark_out,
+// --benchmark_format, --benchmark_*_aggregates_only, ...) and timing (--benchmark_min_time) are
+// solve_bench's to carry out, so they never reach Google Benchmark (which would truncate the
+// output file before a row ran, and drop the rows the checks need); the rest are validated and
+// passed on. Their BENCHMARK_* environment variables likewise.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/harness.hpp"
+
+namespace solvebench::bench {
+
+struct gb_settings {
+  std::string out;                   // --benchmark_out
+  std::string out_format = "json";   // json, csv, console
+  std::string display_format = "console";
+  bool report_aggregates_only = false;
+  bool display_aggregates_only = false;
+  std::string color = "auto";        // auto, true, false
+  bool list_tests = false;
+  sampling timing;                   // --benchmark_min_time: seconds (0.25, 0.25s) or calls (100x)
+};
+
+// Reads argv and the environment; returns argv for Google Benchmark (argv[0] first); throws
+// usage_error naming a bad value. `gb_version_1_8`: which spelling the linked library wants.
+std::vector<std::string> take_gb_flags(int argc, char** argv, gb_settings& s, bool gb_version_1_8);
+
+// What Google Benchmark is given as its own minimum time: a vanishing one, so that it calls each
+// row once per repetition and the row samples itself (harness.hpp).
+std::string vanishing_min_time(bool gb_version_1_8);
+
+// Whether `name` matches Google Benchmark's --benchmark_filter (a leading '-' negates).
+bool matches_filter(const std::string& filter, const std::string& name);
+
+}  // namespace solvebench::bench

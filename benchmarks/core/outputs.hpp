@@ -1,0 +1,43 @@
+// Where a run's results go and how they get there whole: the live rows log (X.rows.jsonl.partial
+// while the run goes, renamed to X.rows.jsonl at its end), the JSON / CSV / console file, and the
+// checks' sidecars; a run that measured nothing replaces none of them.
+#pragma once
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "checks/record.hpp"
+#include "core/gb_flags.hpp"
+#include "core/options.hpp"
+
+namespace solvebench::bench {
+
+struct output_plan {
+  std::string out, out_format;  // --benchmark_out and its format ("" out: none)
+  std::string rows;             // the rows log the run leaves ("" none: the live log is a temporary)
+  std::string live;             // the rows log written as the run goes
+  std::string base;             // the checks' sidecars: base.audit.json, ... ("" none)
+  bool appending = false;       // --resume: the live log is the earlier run's
+  bool temporary = false;       // the live log is ours to delete at the end
+};
+
+// From the flags; throws usage_error naming an output that cannot be written or two outputs
+// that are the same file.
+output_plan plan_outputs(const common_options& opt, const gb_settings& gb, const std::string& program);
+
+// The rows an earlier run finished, by name, from its rows log (--resume); a torn last line is
+// cut off the file first, so the rows appended after it stay readable.
+std::set<std::string> finished_rows(const std::string& rows_log);
+
+// The log as a run, for the checks (the same reader solve_bench_checks uses).
+run_summary read_rows_log(const std::string& rows_log);
+
+// Writes --benchmark_out (json: Google Benchmark's document with ids; csv: one flat line a run;
+// console: the table) from the log's entries, whole or not at all.
+void write_results(const output_plan& plan, const gb_settings& gb);
+
+// The live log becomes the rows log the user asked for (or goes, when it was a temporary).
+void settle_rows_log(const output_plan& plan);
+
+}  // namespace solvebench::bench
