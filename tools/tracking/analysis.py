@@ -151,25 +151,27 @@ def detect(s: Series, causes: Causes, testbed: str, records, alpha=ALPHA, min_ru
     return out
 
 
-def baseline_of(spec, stored: dict):
-    """{testbed: baseline run} for --baseline: a run index (every testbed), a stored run file
-    or a solve_bench run (its testbed)."""
-    if spec is None:
-        return {}
-    try:
-        index = int(spec)
-    except ValueError:
-        index = None
-    if index is not None:
-        return {tb: runs[index] for tb, runs in stored.items() if -len(runs) <= index < len(runs)}
-    try:
-        record = store.load_stored(spec)
-    except store.InputError:
-        record = store.record_of(spec)  # a run not stored (raises InputError when neither)
-    if record["testbed"] not in stored:
-        raise store.InputError("%s: its testbed %r is not in the store (%s)"
-                               % (spec, record["testbed"], ", ".join(sorted(stored))))
-    return {record["testbed"]: record}
+def baseline_of(specs, stored: dict) -> dict:
+    """{testbed: baseline run} for the --baseline values: a run index (every testbed's run at
+    that index), a stored run file or a solve_bench run (its own testbed); later ones win."""
+    bases = {}
+    for spec in specs or ():
+        try:
+            index = int(spec)
+        except ValueError:
+            index = None
+        if index is not None:
+            bases.update({tb: runs[index] for tb, runs in stored.items() if -len(runs) <= index < len(runs)})
+            continue
+        try:
+            record = store.load_stored(spec)
+        except store.InputError:
+            record = store.record_of(spec)  # a run not stored (raises InputError when neither)
+        if record["testbed"] not in stored:
+            raise store.InputError("%s: its testbed %r is not in the store (%s)"
+                                   % (spec, record["testbed"], ", ".join(sorted(stored))))
+        bases[record["testbed"]] = record
+    return bases
 
 
 def run_to_run_pct(ms) -> Optional[float]:

@@ -114,7 +114,7 @@ def rows_of(entries, path="run") -> list:
         used = reps or medians
         if not used:
             continue  # only mean/stddev/cv aggregates: nothing to take a median of
-        row = {"key": row_key(name, used[0].get("id")), "name": name}
+        row = {"name": name}
         if isinstance(used[0].get("id"), dict):
             row["id"] = used[0]["id"]
         failed = [e for e in used if e.get("error_occurred") or e.get("skipped")]
@@ -124,7 +124,7 @@ def rows_of(entries, path="run") -> list:
                 row["error"] = str(e.get("error_message") or e.get("skip_message") or "failed")
                 row["median_ms"] = None
             else:
-                row["median_ms"] = _median_ms(used)
+                row["median_ms"] = float("%.6g" % _median_ms(used))  # 6 digits: noise is >= 0.1%
         except (KeyError, TypeError) as err:
             raise InputError("%s: row %s: no usable real_time/time_unit (%s)" % (path, name, err)) from None
         row["repetitions"] = len(reps) if reps else int(medians[0].get("repetitions", 1))
@@ -172,14 +172,14 @@ def record_of(path: str, testbed=None) -> dict:
         date = parse_date(context.get("date"))
     except ValueError:
         raise InputError("%s: context date %r is not an ISO 8601 date" % (path, context.get("date"))) from None
-    rows = rows_of(entries, path)
+    rows = rows_of(entries, path)  # stored without their key: load_stored() adds it
     if not rows:
         raise InputError("%s: a solve_bench run without rows" % path)
     verdict = None
     if os.path.exists(sidecar(path, ".verdict.md")):
         with open(sidecar(path, ".verdict.md"), encoding="utf-8", errors="replace") as f:
             verdict = f.read()
-    return {
+    record = {
         "format": FORMAT,
         "testbed": safe_testbed(testbed or str(context.get("host_name") or "unnamed")),
         "date": date.isoformat(),
@@ -189,11 +189,22 @@ def record_of(path: str, testbed=None) -> dict:
         "audit": _audit(path),
         "verdict_md": verdict,
     }
+    for row in rows:
+        row["key"] = row_key(row["name"], row.get("id"))
+    return record
 
 
 def file_name(record: dict) -> str:
     stamp = parse_date(record["date"]).strftime("%Y%m%dT%H%M%SZ")
     return "%s-%s.json" % (stamp, record["source"]["sha256"][:10])
+
+
+def dumps(record: dict) -> str:
+    """A stored run as JSON text: one row a line, so that a diff of two runs reads."""
+    head = json.dumps({k: v for k, v in record.items() if k != "rows"}, indent=1, sort_keys=True)
+    rows = ",\n".join("  " + json.dumps({k: v for k, v in r.items() if k != "key"}, sort_keys=True)
+                      for r in record["rows"])
+    return head[:-2] + ',\n "rows": [\n' + rows + "\n ]\n}\n"
 
 
 def write(store: str, record: dict) -> tuple:
@@ -202,9 +213,12 @@ def write(store: str, record: dict) -> tuple:
     folder = os.path.join(store, record["testbed"])
     os.makedirs(folder, exist_ok=True)
     path = os.path.join(folder, file_name(record))
-    text = json.dumps(record, indent=1, sort_keys=True) + "\n"
+    text = dumps(record)
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=folder)
     try:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.fchmod(fd, 0o666 & ~umask)  # as open() would make it, not mkstemp's 0600
         with os.fdopen(fd, "w") as f:
             f.write(text)
             f.flush()
@@ -229,8 +243,10 @@ def load_stored(path: str) -> dict:
         if record.get("format") != FORMAT:
             raise ValueError("format is %r, not %r" % (record.get("format"), FORMAT))
         parse_date(record["date"])
-        if not all(isinstance(r.get("key"), str) and isinstance(r.get("name"), str) for r in record["rows"]):
-            raise ValueError("a row without a key or a name")
+        for row in record["rows"]:
+            if not isinstance(row.get("name"), str):
+                raise ValueError("a row without a name")
+            row["key"] = row_key(row["name"], row.get("id"))
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
         raise InputError("%s: not a stored run (%s)" % (path, e)) from None
     record["path"] = path
