@@ -226,6 +226,17 @@ class StoreTest(TrackCase):
         self.track("add", "--store", self.store, "--testbed", "ci runner/1", path)
         self.assertTrue(any(f.startswith("ci_runner_1/") for f in self.files()), self.files())
 
+    def test_sidecars_in_a_glob_are_read_with_their_run(self):
+        audit = {"clean": True, "findings": []}
+        path = write_run(os.path.join(self.dir, "r.json"), 0, {"CPU/dgetrf/n:64": 1.0}, audit=audit)
+        with open(os.path.join(self.dir, "r.verdict.json"), "w") as f:
+            json.dump({"verdict": {}}, f)
+        sidecars = [os.path.join(self.dir, "r.audit.json"), os.path.join(self.dir, "r.verdict.json")]
+        self.track("add", "--store", self.store, *sorted(sidecars + [path]))
+        self.assertEqual(len(self.files()), 1)
+        out = self.track("add", "--store", self.store, sidecars[0], expect=2)  # alone: not a run
+        self.assertIn("r.audit.json: not a solve_bench run", out)
+
     def test_aggregates_only(self):
         rows = [dict(e, name="CPU/x/n:8/manual_time_" + a, run_type="aggregate", aggregate_name=a, real_time=t)
                 for e in entries("CPU/x/n:8", 1.0, reps=1) for a, t in (("mean", 9.0), ("median", 4.0))]

@@ -39,6 +39,8 @@ def series_of(records) -> Dict[str, Series]:
     for pos, record in enumerate(records):
         for row in record["rows"]:
             s = rows.setdefault(row["key"], Series(row["key"], row["name"], row.get("id")))
+            if (s.positions and s.positions[-1] == pos) or pos in s.errors:
+                continue  # two rows of one run with the same id: the first is its time
             s.name = row["name"]  # the latest name of an id
             if row.get("median_ms") is None or not row["median_ms"] > 0:
                 s.errors[pos] = row.get("error") or "no time"

@@ -5,6 +5,7 @@ No script, nothing fetched from outside: a Content-Security-Policy allows the pa
 images and style sheet only, and every link is relative, inside SITE."""
 import hashlib
 import html
+import io
 import json
 import os
 import re
@@ -15,6 +16,8 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import MaxNLocator  # noqa: E402
+from PIL import Image  # noqa: E402  (matplotlib's own dependency)
 
 from tracking import analysis, store  # noqa: E402
 
@@ -65,27 +68,41 @@ def slug(key: str) -> str:
     return hashlib.sha1(key.encode()).hexdigest()[:12]
 
 
-def plot(path: str, s: analysis.Series, runs: int):
-    fig, ax = plt.subplots(figsize=(7.0, 1.9), dpi=72)
-    ax.plot(s.positions, s.ms, "o-", ms=3, lw=1, color="#1f5fa8")
-    cut = [s.positions.index(c["run_index"]) for c in s.change_points]
-    for a, b in zip([0] + cut, cut + [len(s.ms)]):
-        ax.hlines(statistics.median(s.ms[a:b]), s.positions[a] - 0.4, s.positions[b - 1] + 0.4, colors="#888", lw=2, alpha=.6)
-    for number, c in enumerate(s.change_points, 1):
-        ax.axvline(c["run_index"] - 0.5, color="#c00", ls="--", lw=1)
-        ax.annotate(str(number), (c["run_index"] - 0.5, 1), xycoords=("data", "axes fraction"),
-                    xytext=(3, -12), textcoords="offset points", color="#c00", fontsize=9)
-    if s.errors:
-        low = min(s.ms) if s.ms else 0
-        ax.plot(list(s.errors), [low] * len(s.errors), "x", color="#c00", ms=6)
-    ax.set_xlim(-0.5, max(runs - 0.5, 0.5))
-    ax.set_xlabel("run", fontsize=8, labelpad=0)
-    ax.set_ylabel("ms", fontsize=8)
-    ax.tick_params(labelsize=7)
-    ax.grid(alpha=.3)
-    fig.tight_layout(pad=0.3)
-    fig.savefig(path)
-    plt.close(fig)
+class Plotter:
+    """One figure, redrawn for each row (a figure a row is most of the dashboard's time)."""
+
+    def __init__(self):
+        self.fig, self.ax = plt.subplots(figsize=(7.0, 1.9), dpi=72)
+        self.fig.subplots_adjust(left=0.09, right=0.99, top=0.95, bottom=0.2)
+        ax = self.ax
+        ax.set_xlabel("run", fontsize=8, labelpad=0)
+        ax.set_ylabel("ms", fontsize=8)
+        ax.tick_params(labelsize=7)
+        ax.grid(alpha=.3)
+        ax.yaxis.set_major_locator(MaxNLocator(4))
+
+    def plot(self, path: str, s: analysis.Series, runs: int):
+        ax = self.ax
+        for artist in list(ax.lines) + list(ax.collections) + list(ax.texts):
+            artist.remove()  # not ax.clear(): remaking the axes costs more than drawing them
+        ax.plot(s.positions, s.ms, "o-", ms=3, lw=1, color="#1f5fa8")
+        cut = [s.positions.index(c["run_index"]) for c in s.change_points]
+        for a, b in zip([0] + cut, cut + [len(s.ms)]):
+            ax.hlines(statistics.median(s.ms[a:b]), s.positions[a] - 0.4, s.positions[b - 1] + 0.4,
+                      colors="#888", lw=2, alpha=.6)
+        for number, c in enumerate(s.change_points, 1):
+            ax.axvline(c["run_index"] - 0.5, color="#c00", ls="--", lw=1)
+            ax.annotate(str(number), (c["run_index"] - 0.5, 1), xycoords=("data", "axes fraction"),
+                        xytext=(3, -12), textcoords="offset points", color="#c00", fontsize=9)
+        if s.errors:
+            ax.plot(list(s.errors), [min(s.ms) if s.ms else 0] * len(s.errors), "x", color="#c00", ms=6)
+        ax.relim()
+        ax.autoscale_view()
+        ax.set_xlim(-0.5, max(runs - 0.5, 0.5))
+        buffer = io.BytesIO()
+        self.fig.savefig(buffer, format="png")
+        # 32 colours are plenty for a line plot and make the file a third of the size
+        Image.open(buffer).convert("RGB").quantize(colors=32).save(path, optimize=True)
 
 
 def changes_between_runs(records) -> list:
@@ -111,7 +128,7 @@ def audit_html(audit) -> str:
         ("severity", "rule", "rows", "finding"), rows)
 
 
-def testbed_page(folder: str, testbed: str, records, result, rows) -> str:
+def testbed_page(folder: str, testbed: str, records, result, rows, plotter) -> str:
     latest = records[-1]
     cps = sorted(((c, s) for s in rows.values() for c in s.change_points),
                  key=lambda cs: (cs[0]["run_index"], cs[0]["row"]))
@@ -152,7 +169,7 @@ def testbed_page(folder: str, testbed: str, records, result, rows) -> str:
     for op in sorted(by_op):
         body.append("<section id=\"op-%s\"><h3>%s</h3>" % (esc(op), esc(op)))
         for s in sorted(by_op[op], key=lambda s: natural(s.name)):
-            body.append(row_html(folder, s, len(records)))
+            body.append(row_html(folder, s, len(records), plotter))
         body.append("</section>")
     return page("solve_bench history: " + testbed, "\n".join(body))
 
@@ -162,9 +179,9 @@ def natural(name: str):
     return [(0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.split(r"(\d+)", name)]
 
 
-def row_html(folder: str, s: analysis.Series, runs: int) -> str:
+def row_html(folder: str, s: analysis.Series, runs: int, plotter) -> str:
     name = slug(s.key)
-    plot(os.path.join(folder, "plots", name + ".png"), s, runs)
+    plotter.plot(os.path.join(folder, "plots", name + ".png"), s, runs)
     facts = "%d runs with a time" % len(s.ms)
     if s.ms:
         facts += "; latest %.4g ms (run %d)" % (s.ms[-1], s.positions[-1])
@@ -218,11 +235,12 @@ def write(path: str, text: str):
 
 def write_site(out: str, stored: dict, result: dict, series: dict) -> str:
     fresh_folder(out)
+    plotter = Plotter()
     for testbed, records in stored.items():
         folder = os.path.join(out, testbed)
         os.makedirs(folder)
         write(os.path.join(folder, "style.css"), STYLE)
-        write(os.path.join(folder, "index.html"), testbed_page(folder, testbed, records, result, series[testbed]))
+        write(os.path.join(folder, "index.html"), testbed_page(folder, testbed, records, result, series[testbed], plotter))
     write(os.path.join(out, "style.css"), STYLE)
     write(os.path.join(out, "analysis.json"), json.dumps(result, indent=1) + "\n")
     index = os.path.join(out, "index.html")
