@@ -12,8 +12,8 @@ import unittest
 
 import numpy as np
 
-from trackhist import (BASE_CONTEXT, COMMIT_A, COMMIT_B, ROW_IDS, TrackCase, changes, entries, noisy,
-                       write_run)
+from trackhist import (BASE_CONTEXT, COMMIT_A, COMMIT_B, ROW_IDS, TrackCase, analysis, changes, entries,
+                       noisy, write_run)
 from tracking import store  # noqa: E402 (trackhist puts tools/ on the path)
 
 
@@ -118,6 +118,19 @@ class ChangePointTest(TrackCase):
         self.assertEqual(result["change_points"][0]["cause"]["commits"],
                          git("log", "--format=%h", "%s..%s" % (hashes[0], hashes[3])).split())
         self.assertEqual(len(result["change_points"][0]["cause"]["commits"]), 3)
+
+    def test_change_point_moved_onto_the_recorded_change(self):
+        """One run off the boundary where blas_core changed, and nothing changed at its own:
+        moved there, once, and only when one neighbour explains it."""
+        records = [{"fingerprint": {"blas_core": "Prescott" if k >= 20 else "Haswell"}} for k in range(40)]
+        s = analysis.Series("r", "r", None, list(range(40)), [1.0] * 40, [None] * 40)
+        for found, expect in ((21, 20), (19, 20), (20, 20), (25, 25)):
+            cps = [found]
+            moved = analysis.snap(s, cps, analysis.Causes(records))
+            self.assertEqual((cps, moved), ([expect], {expect: found} if expect != found else {}))
+        records[22]["fingerprint"] = {"blas_core": "Prescott", "blas_threads": "2"}
+        cps = [21]  # both neighbours explain it: left where it is
+        self.assertEqual((analysis.snap(s, cps, analysis.Causes(records)), cps), ({}, [21]))
 
     def test_change_below_the_rows_noise_is_not_reported(self):
         rng = np.random.default_rng(2)

@@ -13,7 +13,8 @@ import unittest
 
 import numpy as np
 
-from trackhist import TrackCase, dashboard_history
+from trackhist import TrackCase, analysis, dashboard_history
+from tracking.dashboard import Plotter  # noqa: E402 (trackhist puts tools/ on the path)
 
 
 class DashboardTest(TrackCase):
@@ -42,6 +43,9 @@ class DashboardTest(TrackCase):
         self.assertEqual(len(plots), 3)
         with open(os.path.join(site, "bench1", "plots", plots[0]), "rb") as f:
             self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+        failed = analysis.Series("r", "CPU/x/n:1", None, errors={0: "no memory", 1: "no memory"})
+        Plotter().plot(os.path.join(self.dir, "failed.png"), failed, 2)  # a row with no time at all
+        self.assertTrue(os.path.getsize(os.path.join(self.dir, "failed.png")) > 0)
         self.track("dashboard", "--store", self.store, "--out", site)  # its own site: replaced
         self.track("dashboard", "--store", self.store, "--out", self.store, expect=2)  # anything else: refused
 

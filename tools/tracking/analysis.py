@@ -113,11 +113,12 @@ def snap(s: Series, cps: List[int], causes: Causes) -> Dict[int, int]:
     """{new index: old index} for change points moved by one run onto a neighbouring boundary
     where the environment or the code changed when none did at theirs: E-divisive may place
     a change one run off, and a recorded change next to it is the better explanation."""
+    def explained(k):  # something recorded changed between the points k - 1 and k
+        cause = causes.of(s.positions[k - 1], s.positions[k])
+        return bool(cause["environment"] or cause["commits"])
+
     moved = {}
     for i, cp in enumerate(cps):
-        def explained(k):
-            cause = causes.of(s.positions[k - 1], s.positions[k])
-            return bool(cause["environment"] or cause["commits"])
         lo = cps[i - 1] if i else 0
         hi = cps[i + 1] if i + 1 < len(cps) else len(s.ms)
         if explained(cp):

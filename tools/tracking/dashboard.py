@@ -87,7 +87,7 @@ class Plotter:
             artist.remove()  # not ax.clear(): remaking the axes costs more than drawing them
         ax.plot(s.positions, s.ms, "o-", ms=3, lw=1, color="#1f5fa8")
         cut = [s.positions.index(c["run_index"]) for c in s.change_points]
-        for a, b in zip([0] + cut, cut + [len(s.ms)]):
+        for a, b in zip([0] + cut, cut + [len(s.ms)]) if s.ms else ():
             ax.hlines(statistics.median(s.ms[a:b]), s.positions[a] - 0.4, s.positions[b - 1] + 0.4,
                       colors="#888", lw=2, alpha=.6)
         for number, c in enumerate(s.change_points, 1):
@@ -165,7 +165,8 @@ def testbed_page(folder: str, testbed: str, records, result, rows, plotter) -> s
     by_op = {}
     for s in rows.values():
         by_op.setdefault(s.op, []).append(s)
-    body.append("<p>" + " &middot; ".join("<a href=\"#op-%s\">%s</a>" % (esc(op), esc(op)) for op in sorted(by_op)) + "</p>")
+    body.append("<p>%s</p>" % " &middot; ".join("<a href=\"#op-%s\">%s</a>" % (esc(op), esc(op))
+                                               for op in sorted(by_op)))
     for op in sorted(by_op):
         body.append("<section id=\"op-%s\"><h3>%s</h3>" % (esc(op), esc(op)))
         for s in sorted(by_op[op], key=lambda s: natural(s.name)):
@@ -189,7 +190,8 @@ def row_html(folder: str, s: analysis.Series, runs: int, plotter) -> str:
     if noise:
         facts += "; noise %.1f%% (median noise_pct)" % statistics.median(noise)
     if s.errors:
-        facts += "; failed in run%s %s" % ("s" if len(s.errors) > 1 else "", ", ".join(map(str, sorted(s.errors))))
+        facts += "; failed in run%s %s" % ("s" if len(s.errors) > 1 else "",
+                                           ", ".join(map(str, sorted(s.errors))))
     items = "".join("<li>change point %d at run %d (%s): %s; %s</li>"
                     % (i, c["run_index"], esc(c["date"]), change_text(c), cause_html(c["cause"]))
                     for i, c in enumerate(s.change_points, 1))
@@ -240,7 +242,8 @@ def write_site(out: str, stored: dict, result: dict, series: dict) -> str:
         folder = os.path.join(out, testbed)
         os.makedirs(folder)
         write(os.path.join(folder, "style.css"), STYLE)
-        write(os.path.join(folder, "index.html"), testbed_page(folder, testbed, records, result, series[testbed], plotter))
+        write(os.path.join(folder, "index.html"),
+              testbed_page(folder, testbed, records, result, series[testbed], plotter))
     write(os.path.join(out, "style.css"), STYLE)
     write(os.path.join(out, "analysis.json"), json.dumps(result, indent=1) + "\n")
     index = os.path.join(out, "index.html")
