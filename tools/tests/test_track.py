@@ -100,6 +100,21 @@ class ChangePointTest(TrackCase):
         self.assertEqual([c["row"] for c in result["change_points"]], ["CPU/dgetrf/n:1024"], text)
         c = result["change_points"][0]
         self.assertEqual((c["run_index"], c["cause"]), (15, {"environment": {}, "commits": [COMMIT_A, COMMIT_B]}))
+        rows = {r["row"]: r for r in result["rows"]}
+        self.assertFalse(rows["CPU/dgetrf/n:1024"]["moved_recently"])  # run 15 of 30: not in the last 10
+        self.assertEqual(rows["CPU/dgetrf/n:1024"]["last_change"]["run_index"], 15)
+        self.assertIsNone(rows["CPU/dgemm/n:1024"]["last_change"])
+        self.assertAlmostEqual(rows["CPU/dgemm/n:1024"]["run_to_run_pct"], 1.96 * 2 ** .5 * 2, delta=2)
+        comment = os.path.join(self.dir, "history.md")
+        result, _ = self.analyze("--recent", "15", "--markdown", comment)
+        self.assertTrue({r["row"]: r for r in result["rows"]}["CPU/dgetrf/n:1024"]["moved_recently"])
+        with open(comment) as f:
+            lines = f.read().splitlines()
+        self.assertEqual(lines[0], "### History on bench1: 30 runs, 1 of 2 rows moved in the last 15")
+        self.assertTrue(lines[4].startswith("| `CPU/dgetrf/n:1024` | - |"), lines)
+        self.assertIn("**moved recently**: run 15 of 30: +1", lines[4])
+        self.assertIn("commits aaaaaaaaaaaa bbbbbbbbbbbb", lines[4])
+        self.assertTrue(lines[5].endswith("| none |"), lines)
 
     def test_commits_listed_from_the_repository(self):
         repo = os.path.join(self.dir, "repo")

@@ -9,7 +9,7 @@ from typing import Dict, List, Optional
 
 import numpy as np
 
-from tracking import ALPHA, DEFAULT_MIN_CHANGE_PCT, MIN_RUNS, edivisive, store
+from tracking import ALPHA, DEFAULT_MIN_CHANGE_PCT, MIN_RUNS, RECENT_RUNS, edivisive, store
 
 CODE_KEY = "solve_bench_commit"  # a cause of its own (commits), not part of the environment
 
@@ -209,11 +209,23 @@ def creep(testbed: str, base: dict, latest: dict, rows: Dict[str, Series], overr
     return out
 
 
-def analyze(stored: dict, alpha=ALPHA, min_runs=MIN_RUNS, min_change=None, repo=None, baseline=None):
+def row_state(s: Series, testbed: str, runs: int, recent: int) -> dict:
+    """How noisy a row is and whether it moved in the last `recent` runs (for a PR comment)."""
+    noise = [v for v in s.noise if isinstance(v, (int, float))]
+    last = s.change_points[-1] if s.change_points else None
+    return {"row": s.name, "testbed": testbed, "runs": len(s.ms),
+            "noise_pct": statistics.median(noise) if noise else None,
+            "run_to_run_pct": run_to_run_pct(s.ms),
+            "moved_recently": bool(last and last["run_index"] >= runs - recent),
+            "last_change": last and {k: last[k] for k in ("run_index", "date", "change_pct", "p", "cause")}}
+
+
+def analyze(stored: dict, alpha=ALPHA, min_runs=MIN_RUNS, min_change=None, repo=None, baseline=None,
+            recent=RECENT_RUNS):
     """(the analysis as JSON, {testbed: {row key: Series}})."""
     result = {"settings": {"alpha": alpha, "min_runs": min_runs, "min_change_pct": min_change,
                            "default_min_change_pct": DEFAULT_MIN_CHANGE_PCT},
-              "testbeds": {}, "change_points": [], "creep": []}
+              "testbeds": {}, "change_points": [], "creep": [], "rows": []}
     all_series = {}
     bases = baseline_of(baseline, stored)
     for testbed, records in stored.items():
@@ -222,6 +234,7 @@ def analyze(stored: dict, alpha=ALPHA, min_runs=MIN_RUNS, min_change=None, repo=
         for s in rows.values():
             s.change_points = detect(s, causes, testbed, records, alpha, min_runs, min_change)
             result["change_points"].extend(s.change_points)
+            result["rows"].append(row_state(s, testbed, len(records), recent))
         all_series[testbed] = rows
         result["testbeds"][testbed] = {"runs": len(records), "rows": len(rows),
                                        "first": records[0]["date"], "last": records[-1]["date"],
@@ -260,3 +273,27 @@ def summary(result: dict) -> str:
                 lines.append("    %-42s %.4g -> %.4g ms (%+.1f%%, noise %.1f%%)"
                              % (c["row"], c["baseline_ms"], c["latest_ms"], c["change_pct"], c["noise_pct"]))
     return "\n".join(lines) if lines else "an empty store"
+
+
+def markdown(result: dict, recent: int) -> str:
+    """Per testbed and row: its noise and its last change point, the rows that moved in the
+    last `recent` runs first (for a pull-request comment)."""
+    def pct(value):
+        return "-" if value is None else "%.1f%%" % value
+
+    out = []
+    for testbed, info in result["testbeds"].items():
+        rows = sorted((r for r in result["rows"] if r["testbed"] == testbed),
+                      key=lambda r: (not r["moved_recently"], r["row"]))
+        out += ["### History on %s: %d runs, %d of %d rows moved in the last %d"
+                % (testbed, info["runs"], sum(r["moved_recently"] for r in rows), len(rows), recent), "",
+                "| row | noise_pct | run to run | last change point |", "| --- | --- | --- | --- |"]
+        for r in rows:
+            c, last = r["last_change"], "none"
+            if c:
+                last = "%srun %d of %d: %+.1f%% (%s)" % ("**moved recently**: " if r["moved_recently"] else "",
+                                                        c["run_index"], info["runs"], c["change_pct"],
+                                                        cause_text(c["cause"]))
+            out.append("| `%s` | %s | %s | %s |" % (r["row"], pct(r["noise_pct"]), pct(r["run_to_run_pct"]), last))
+        out.append("")
+    return "\n".join(out) if out else "The history is empty.\n"
