@@ -12,7 +12,7 @@ q over every current segment is the candidate; it is kept when a permutation tes
 the values are shuffled within each segment, the largest q is found again, and p is the share
 of shuffles whose q reaches the candidate's. Splitting goes on until a candidate fails.
 Unlike Matteson & James, the second side always runs to the segment's end (no search over its
-end kappa): with at most a few changes in 30-120 runs, that loses nothing and is O(L^2).
+end kappa), which is O(L^2); a second change inside a side is found when that side is split.
 
 q(tau) for every tau of a batch of shuffles comes from prefix sums of one distance matrix per
 shuffle, so a test of 100 shuffles of 60 runs is one numpy pass; the shuffles stop early once
