@@ -1,0 +1,288 @@
+"""The run store: one small JSON file per solve_bench run, grouped by testbed, append-only.
+
+    STORE/<testbed>/<UTC date>-<hash>.json      e.g. STORE/vm/20261130T154033Z-3f9c0a1b2d.json
+
+<hash> is the start of the SHA-256 of the run file that was added, so adding the same run
+twice finds the file already there. A stored run is written to a temporary file in the same
+folder and then hard-linked to its name, which fails rather than replace a file that exists.
+
+Reads Google Benchmark JSON (--benchmark_out) and solve_bench's JSON-lines rows log on its
+own, without tools/sbjson.py, so that the store format does not move when that module does.
+Standard library only.
+"""
+import datetime
+import hashlib
+import json
+import os
+import re
+import statistics
+import tempfile
+
+FORMAT = "solve_bench-track/1"
+# The context keys kept as a run's environment fingerprint (the cause of a change point is
+# the keys that differ across it). Keys a run lacks are simply absent from its fingerprint.
+FINGERPRINT_KEYS = (
+    "cpu_model", "gpu_name", "cuda_driver_version", "cuda_runtime_version", "cusolver_version",
+    "blas_vendor", "blas_version", "blas_core", "blas_threads", "blas_library", "lapack_version",
+    "compiler", "solve_bench_build_type", "library_build_type", "solve_bench_version",
+    "solve_bench_commit", "cpu_governor", "cores_available", "thread_env", "gpu_sm_clock_khz",
+    "cpu_peak_fp64_GFLOPs",
+)
+# A context with none of these was not written by solve_bench.
+SOLVE_BENCH_MARKERS = ("solve_bench_version", "solve_bench_commit")
+MS_PER_UNIT = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}
+TIMING_SUFFIXES = ("/manual_time", "/real_time", "/process_time")
+RUN_FILE = re.compile(r"^\d{8}T\d{6}Z-[0-9a-f]{10}\.json$")
+
+
+class InputError(Exception):
+    """Input that is not a solve_bench run, or a store file that is not a stored run."""
+
+
+def row_name(entry: dict) -> str:
+    name = entry.get("run_name") or entry.get("name") or ""
+    for suffix in TIMING_SUFFIXES:
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def row_key(name: str, row_id) -> str:
+    """A row's identity across runs: its id object as sorted-key JSON, else its name."""
+    return json.dumps(row_id, sort_keys=True, separators=(",", ":")) if isinstance(row_id, dict) else name
+
+
+def parse_date(text) -> datetime.datetime:
+    """An ISO 8601 date (Google Benchmark's context `date`) as an aware UTC datetime."""
+    if not isinstance(text, str):
+        raise ValueError("no date")
+    value = datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=datetime.timezone.utc)
+    return value.astimezone(datetime.timezone.utc)
+
+
+def _read_run(path: str):
+    """(context, benchmark entries, the file's bytes) of a JSON run or a rows log."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise InputError("%s: %s" % (path, e.strerror)) from e
+    if not data.strip():
+        raise InputError("%s: empty file, not a solve_bench run" % path)
+    text = data.decode("utf-8", errors="replace")
+    try:
+        docs = [json.loads(text)]
+    except json.JSONDecodeError as whole:
+        try:  # a rows log: one JSON document a line
+            docs = [json.loads(line) for line in text.splitlines() if line.strip()]
+        except json.JSONDecodeError:
+            raise InputError("%s: not JSON (%s)" % (path, whole)) from None
+    if not all(isinstance(d, dict) for d in docs) or not isinstance(docs[0].get("context"), dict):
+        raise InputError("%s: not a solve_bench run: no \"context\" object" % path)
+    entries = []
+    for d in docs:
+        if not isinstance(d.get("benchmarks", []), list):
+            raise InputError("%s: not a solve_bench run: \"benchmarks\" is not a list" % path)
+        entries.extend(d.get("benchmarks", []))
+    return docs[0]["context"], entries, data
+
+
+def _median_ms(entries):
+    values = [e["real_time"] * MS_PER_UNIT[e.get("time_unit", "ns")] for e in entries]
+    return statistics.median(values)
+
+
+def _counter(entries, key):
+    values = [e[key] for e in entries if isinstance(e.get(key), (int, float))]
+    return statistics.median(values) if values else None
+
+
+def rows_of(entries, path="run") -> list:
+    """One row per run_name: repetitions pooled (median real time in ms), or, when the run has
+    only aggregates (--benchmark_report_aggregates_only), its median aggregate."""
+    groups = {}
+    for e in entries:
+        if not isinstance(e, dict) or not row_name(e):
+            raise InputError("%s: not a solve_bench run: a benchmark entry without a name" % path)
+        groups.setdefault(row_name(e), []).append(e)
+    rows = []
+    for name, group in groups.items():
+        reps = [e for e in group if e.get("run_type", "iteration") == "iteration"]
+        medians = [e for e in group if e.get("run_type") == "aggregate" and e.get("aggregate_name") == "median"]
+        used = reps or medians
+        if not used:
+            continue  # only mean/stddev/cv aggregates: nothing to take a median of
+        row = {"name": name}
+        if isinstance(used[0].get("id"), dict):
+            row["id"] = used[0]["id"]
+        failed = [e for e in used if e.get("error_occurred") or e.get("skipped")]
+        try:
+            if failed:
+                e = failed[0]
+                row["error"] = str(e.get("error_message") or e.get("skip_message") or "failed")
+                row["median_ms"] = None
+            else:
+                row["median_ms"] = float("%.6g" % _median_ms(used))  # 6 digits: noise is >= 0.1%
+        except (KeyError, TypeError) as err:
+            raise InputError("%s: row %s: no usable real_time/time_unit (%s)" % (path, name, err)) from None
+        row["repetitions"] = len(reps) if reps else int(medians[0].get("repetitions", 1))
+        for counter in ("noise_pct", "samples"):
+            value = _counter(used, counter)
+            if value is not None:
+                row[counter] = value
+        rows.append(row)
+    return rows
+
+
+def sidecar(path: str, suffix: str) -> str:
+    """X.json or X.rows.jsonl -> X<suffix> (X.audit.json, X.verdict.md)."""
+    for ending in (".rows.jsonl", ".jsonl", ".json"):
+        if path.endswith(ending):
+            return path[: -len(ending)] + suffix
+    return path + suffix
+
+
+def _audit(path: str):
+    audit_path = sidecar(path, ".audit.json")
+    if not os.path.exists(audit_path):
+        return None
+    try:
+        with open(audit_path) as f:
+            audit = json.load(f)["audit"]
+        return {"clean": bool(audit.get("clean")), "findings": list(audit.get("findings", []))}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+        raise InputError("%s: not a solve_bench audit (%s)" % (audit_path, e)) from None
+
+
+def safe_testbed(name: str) -> str:
+    """A testbed name usable as a folder name."""
+    safe = re.sub(r"[^A-Za-z0-9._-]", "_", name).strip(".")
+    return safe or "unnamed"
+
+
+def record_of(path: str, testbed=None) -> dict:
+    """The stored form of the run in `path`: its rows, audit, verdict and fingerprint."""
+    context, entries, data = _read_run(path)
+    if not any(k in context for k in SOLVE_BENCH_MARKERS):
+        raise InputError("%s: not a solve_bench run: its context has none of %s"
+                         % (path, ", ".join(SOLVE_BENCH_MARKERS)))
+    try:
+        date = parse_date(context.get("date"))
+    except ValueError:
+        raise InputError("%s: context date %r is not an ISO 8601 date" % (path, context.get("date"))) from None
+    rows = rows_of(entries, path)  # stored without their key: load_stored() adds it
+    if not rows:
+        raise InputError("%s: a solve_bench run without rows" % path)
+    verdict = None
+    if os.path.exists(sidecar(path, ".verdict.md")):
+        with open(sidecar(path, ".verdict.md"), encoding="utf-8", errors="replace") as f:
+            verdict = f.read()
+    record = {
+        "format": FORMAT,
+        "testbed": safe_testbed(testbed or str(context.get("host_name") or "unnamed")),
+        "date": date.isoformat(),
+        "source": {"file": os.path.basename(path), "sha256": hashlib.sha256(data).hexdigest()},
+        "fingerprint": {k: context[k] for k in FINGERPRINT_KEYS if k in context},
+        "rows": rows,
+        "audit": _audit(path),
+        "verdict_md": verdict,
+    }
+    for row in rows:
+        row["key"] = row_key(row["name"], row.get("id"))
+    return record
+
+
+def file_name(record: dict) -> str:
+    stamp = parse_date(record["date"]).strftime("%Y%m%dT%H%M%SZ")
+    return "%s-%s.json" % (stamp, record["source"]["sha256"][:10])
+
+
+def dumps(record: dict) -> str:
+    """A stored run as JSON text: one row a line, so that a diff of two runs reads."""
+    head = json.dumps({k: v for k, v in record.items() if k != "rows"}, indent=1, sort_keys=True)
+    rows = ",\n".join("  " + json.dumps({k: v for k, v in r.items() if k != "key"}, sort_keys=True)
+                      for r in record["rows"])
+    return head[:-2] + ',\n "rows": [\n' + rows + "\n ]\n}\n"
+
+
+def write(store: str, record: dict) -> tuple:
+    """Write one run into the store; (path, False) when it was stored already. Raises
+    InputError when a different file has its name: a stored run is never replaced."""
+    folder = os.path.join(store, record["testbed"])
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, file_name(record))
+    text = dumps(record)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=folder)
+    try:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.fchmod(fd, 0o666 & ~umask)  # as open() would make it, not mkstemp's 0600
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        try:
+            os.link(tmp, path)  # atomic, and fails instead of replacing an existing file
+        except FileExistsError:
+            with open(path) as f:
+                if f.read() == text:
+                    return path, False
+            raise InputError("%s exists with other content: not overwritten (run %s)"
+                             % (path, record["source"]["file"])) from None
+    finally:
+        os.unlink(tmp)
+    return path, True
+
+
+def load_stored(path: str) -> dict:
+    try:
+        with open(path) as f:
+            record = json.load(f)
+        if record.get("format") != FORMAT:
+            raise ValueError("format is %r, not %r" % (record.get("format"), FORMAT))
+        parse_date(record["date"])
+        for row in record["rows"]:
+            if not isinstance(row.get("name"), str):
+                raise ValueError("a row without a name")
+            row["key"] = row_key(row["name"], row.get("id"))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+        raise InputError("%s: not a stored run (%s)" % (path, e)) from None
+    record["path"] = path
+    return record
+
+
+def testbeds(store: str) -> dict:
+    """{testbed: [stored run file, ...] oldest first} (by the UTC date their names begin with)."""
+    if not os.path.isdir(store):
+        raise InputError("%s: no such store" % store)
+    found = {}
+    for name in sorted(os.listdir(store)):
+        folder = os.path.join(store, name)
+        if name.startswith(".") or not os.path.isdir(folder):
+            continue
+        files = sorted(f for f in os.listdir(folder) if RUN_FILE.match(f))
+        if files:
+            found[name] = [os.path.join(folder, f) for f in files]
+    return found
+
+
+def load_store(store: str) -> dict:
+    """{testbed: [stored run, ...] in run order (date, then file name)}."""
+    out = {}
+    for testbed, files in testbeds(store).items():
+        records = [load_stored(f) for f in files]
+        records.sort(key=lambda r: (parse_date(r["date"]), os.path.basename(r["path"])))
+        out[testbed] = records
+    return out
+
+
+def prune(store: str, keep: int) -> list:
+    """Remove all but the newest `keep` runs of each testbed; the removed files."""
+    removed = []
+    for files in testbeds(store).values():
+        for path in files[: max(0, len(files) - keep)]:
+            os.unlink(path)
+            removed.append(path)
+    return removed
