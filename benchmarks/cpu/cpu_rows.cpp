@@ -53,7 +53,7 @@ void register_rows(const common_options& opt, const mixed_options& mixed, const 
           if (op->family == factorization::cholesky) add<driver_adapter<T, cholesky<T>>>(spec, *op, opt);
           else add<driver_adapter<T, lu<T>>>(spec, *op, opt);
         }
-  });
+  }, real_precisions{});  // no complex rows here yet
 
   if (opt.has("d"))  // mixed precision: fp64 in and out
     for (auto n : opt.sizes.empty() ? mixed.cpu_sizes : opt.sizes)
@@ -70,7 +70,7 @@ void register_rows(const common_options& opt, const mixed_options& mixed, const 
       for (auto n : batched.n)
         for (auto count : batched.count)
           add<batched_adapter<T>>(row_spec::of<T>("CPU", *op).add("n", n).add("batch", count), *op, opt, false);
-  });
+  }, real_precisions{});  // no complex rows here yet
 }
 
 }  // namespace solvebench::bench::cpu

@@ -83,7 +83,7 @@ registration register_rows(const common_options& opt, const gpu_options& gpu, co
         for (auto n : out.sizes)
           for (const auto& spec : solve_rows<T>(backend, *op, n, opt.nrhs))
             add_transfer<T>(spec, *op, opt, gpu.api, where);
-  });
+  }, real_precisions{});  // no complex rows here yet
 
   if (opt.has("d")) {  // mixed precision: fp64 in and out
     const factor_precision lowest[] = {factor_precision::fp32, factor_precision::tf32, factor_precision::fp16,
@@ -141,7 +141,7 @@ registration register_rows(const common_options& opt, const gpu_options& gpu, co
           if (naive_loop_size(n))
             add<loop_adapter<T>>(row_spec::of<T>("GPU-loop", ops::gesv_batched).add("n", n).add("batch", count),
                                  ops::gesv_batched, std::nullopt, opt.seed);
-  });
+  }, real_precisions{});  // no complex rows here yet
   out.registered = true;
   return out;
 }

@@ -107,7 +107,7 @@ registration register_rows(const common_options& opt, const mgpu_options& mgpu) 
               if (g > present) continue;
               add<T>(row_spec(base).add("gpus", g).add("tile", tile), *op, opt, static_cast<int>(g), tile);
             }
-  });
+  }, real_precisions{});  // no complex rows here yet
   for (auto g : gpus)
     if (g > present)
       out.notes.push_back("MGPU rows with gpus:" + std::to_string(g) + " not registered: " + std::to_string(present) +

@@ -147,7 +147,7 @@ void register_rows(const common_options& opt, const options& mpi, const sp::proc
               add<adapter<T, cholesky<T>>>(spec, *op, opt, grid, static_cast<sp::index_t>(nb));
             else add<adapter<T, lu<T>>>(spec, *op, opt, grid, static_cast<sp::index_t>(nb));
           }
-  });
+  }, real_precisions{});  // no complex rows here yet
 }
 
 }  // namespace solvebench::bench::mpi
