@@ -1,7 +1,8 @@
-// LAWN 41 counts against operation counts taken from textbook algorithms.
+// LAWN 41 counts against operation counts taken from textbook algorithms, and their weights.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <complex>
 #include <vector>
 
 #include "solvebench/flops.hpp"
@@ -10,16 +11,21 @@ namespace sb = solvebench;
 
 namespace {
 
-// A scalar that counts every arithmetic operation done on it (+, -, *, /, sqrt).
+// A scalar that counts every arithmetic operation done on it: additions (+, -) and, as LAWN
+// 41 counts them, multiplications (*, /, sqrt).
 struct counted {
   double v = 0;
-  static inline long ops = 0;
+  static inline long ops = 0, mults = 0;
 };
 counted operator+(counted a, counted b) { ++counted::ops; return {a.v + b.v}; }
 counted operator-(counted a, counted b) { ++counted::ops; return {a.v - b.v}; }
-counted operator*(counted a, counted b) { ++counted::ops; return {a.v * b.v}; }
-counted operator/(counted a, counted b) { ++counted::ops; return {a.v / b.v}; }
-counted sqrt(counted a) { ++counted::ops; return {std::sqrt(a.v)}; }
+counted operator*(counted a, counted b) { ++counted::ops; ++counted::mults; return {a.v * b.v}; }
+counted operator/(counted a, counted b) { ++counted::ops; ++counted::mults; return {a.v / b.v}; }
+counted sqrt(counted a) { ++counted::ops; ++counted::mults; return {std::sqrt(a.v)}; }
+// What the last count_*() saw: {multiplications, additions}.
+sb::flop_counts last_count() {
+  return {static_cast<double>(counted::mults), static_cast<double>(counted::ops - counted::mults)};
+}
 
 // Square matrix of counted ones, indexed with ints like the textbook loops below.
 class mat {
@@ -39,7 +45,7 @@ struct vec {
 
 long count_lu(int n) {  // right-looking, no pivoting; one reciprocal per column as LAPACK's dgetf2
   mat a(n);
-  counted::ops = 0;
+  counted::ops = counted::mults = 0;
   for (int k = 0; k < n; ++k) {
     const counted r = counted{1.0} / a(k, k);
     for (int i = k + 1; i < n; ++i) a(i, k) = a(i, k) * r;
@@ -52,7 +58,7 @@ long count_lu(int n) {  // right-looking, no pivoting; one reciprocal per column
 long count_lu_solve(int n) {  // forward with unit L, backward with U
   mat a(n);
   vec x(n);
-  counted::ops = 0;
+  counted::ops = counted::mults = 0;
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < i; ++j) x[i] = x[i] - a(i, j) * x[j];
   for (int i = n - 1; i >= 0; --i) {
@@ -64,7 +70,7 @@ long count_lu_solve(int n) {  // forward with unit L, backward with U
 
 long count_cholesky(int n) {  // right-looking, lower triangle
   mat a(n);
-  counted::ops = 0;
+  counted::ops = counted::mults = 0;
   for (int k = 0; k < n; ++k) {
     a(k, k) = sqrt(a(k, k));
     for (int i = k + 1; i < n; ++i) a(i, k) = a(i, k) / a(k, k);
@@ -77,7 +83,7 @@ long count_cholesky(int n) {  // right-looking, lower triangle
 long count_cholesky_solve(int n) {  // L y = b, then L^T x = y
   mat a(n);
   vec x(n);
-  counted::ops = 0;
+  counted::ops = counted::mults = 0;
   for (int i = 0; i < n; ++i) {
     for (int j = 0; j < i; ++j) x[i] = x[i] - a(i, j) * x[j];
     x[i] = x[i] / a(i, i);
@@ -91,7 +97,7 @@ long count_cholesky_solve(int n) {  // L y = b, then L^T x = y
 
 long count_gemm(int n) {
   mat a(n), b(n), c(n);
-  counted::ops = 0;
+  counted::ops = counted::mults = 0;
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < n; ++j) {
       counted s = a(i, 0) * b(0, j);
@@ -118,7 +124,75 @@ TEST_P(FlopCounts, MatchTextbookAlgorithms) {
   EXPECT_DOUBLE_EQ(sb::posv_flops(dn, 2), sb::potrf_flops(dn) + sb::potrs_flops(dn, 2));
 }
 
+TEST_P(FlopCounts, MultiplicationsAndAdditionsMatchTextbookAlgorithms) {
+  const int n = GetParam();
+  const double dn = n;
+  const auto expect_counts = [](sb::flop_counts lawn, const char* what) {
+    const sb::flop_counts seen = last_count();
+    EXPECT_DOUBLE_EQ(lawn.mults, seen.mults) << what;
+    EXPECT_NEAR(lawn.adds, seen.adds, 1e-12 * (1 + seen.adds)) << what;  // total - mults: see flops.hpp
+  };
+  count_lu(n);
+  expect_counts(sb::getrf_counts(dn), "getrf");
+  count_lu_solve(n);
+  expect_counts(sb::getrs_counts(dn, 1), "getrs");
+  count_cholesky(n);
+  expect_counts(sb::potrf_counts(dn), "potrf");
+  count_cholesky_solve(n);
+  expect_counts(sb::potrs_counts(dn, 1), "potrs");
+  count_gemm(n);
+  expect_counts(sb::gemm_counts(dn, dn, dn), "gemm");
+}
+
 INSTANTIATE_TEST_SUITE_P(SmallOrders, FlopCounts, ::testing::Values(1, 2, 3, 7, 16, 33));
+
+TEST(FlopCounts, RealTotalsAreTheClosedFormsBitForBit) {
+  // The formulas the s and d rows reported before counts were split (any change would show
+  // in every GFLOP/s of the default rows), spelled out as they were written.
+  const auto getrf = [](double n) { return 2.0 / 3.0 * n * n * n - 0.5 * n * n + 5.0 / 6.0 * n; };
+  const auto getrs = [](double n, double k) { return k * (2.0 * n * n - n); };
+  const auto potrf = [](double n) { return n * n * n / 3.0 + n * n / 2.0 + n / 6.0; };
+  const auto potrs = [](double n, double k) { return 2.0 * k * n * n; };
+  std::vector<double> orders;
+  for (int n = 1; n <= 5000; ++n) orders.push_back(n);
+  for (double n : {8192.0, 10000.0, 12345.0, 16384.0, 20000.0, 32768.0, 40000.0, 46341.0, 65536.0, 100000.0})
+    orders.push_back(n);
+  for (double n : orders) {
+    ASSERT_EQ(sb::getrf_flops(n), getrf(n)) << n;
+    ASSERT_EQ(sb::potrf_flops(n), potrf(n)) << n;
+    ASSERT_EQ(sb::gemm_flops(n, n, n), 2.0 * n * n * n) << n;
+    for (double k : {1.0, 2.0, 3.0, 16.0, 1000.0}) {
+      ASSERT_EQ(sb::getrs_flops(n, k), getrs(n, k)) << n << " " << k;
+      ASSERT_EQ(sb::potrs_flops(n, k), potrs(n, k)) << n << " " << k;
+      ASSERT_EQ(sb::gesv_flops(n, k), getrf(n) + getrs(n, k)) << n << " " << k;
+      ASSERT_EQ(sb::posv_flops(n, k), potrf(n) + potrs(n, k)) << n << " " << k;
+      // The precision-generic path gives the same totals for real T.
+      ASSERT_EQ(sb::flops<double>(sb::gesv_counts(n, k)), sb::gesv_flops(n, k)) << n << " " << k;
+      ASSERT_EQ(sb::flops<float>(sb::posv_counts(n, k)), sb::posv_flops(n, k)) << n << " " << k;
+    }
+  }
+}
+
+TEST(FlopCounts, ComplexWeighsMultiplicationsSixAndAdditionsTwo) {
+  for (double n : {1.0, 5.0, 64.0, 1000.0, 4096.0}) {
+    for (const auto& c : {sb::getrf_counts(n), sb::getrs_counts(n, 3), sb::potrf_counts(n), sb::potrs_counts(n, 2),
+                          sb::gesv_counts(n, 1), sb::posv_counts(n, 4), sb::gemm_counts(n, n, n)}) {
+      EXPECT_EQ(sb::flops<std::complex<double>>(c), 6 * c.mults + 2 * c.adds);
+      EXPECT_EQ(sb::flops<std::complex<float>>(c), 6 * c.mults + 2 * c.adds);
+      EXPECT_EQ(sb::flops<double>(c), c.mults + c.adds);
+    }
+  }
+  // By hand, n = 3: getrf does 3 reciprocals, 3 scalings and 5 multiply-subtracts (4 at k = 0,
+  // 1 at k = 1): 11 multiplications, 5 additions; 16 real flops, 6*11 + 2*5 = 76 complex.
+  EXPECT_EQ(sb::getrf_counts(3).mults, 11);
+  EXPECT_DOUBLE_EQ(sb::getrf_counts(3).adds, 5);
+  EXPECT_DOUBLE_EQ(sb::flops<double>(sb::getrf_counts(3)), 16);
+  EXPECT_DOUBLE_EQ(sb::flops<std::complex<double>>(sb::getrf_counts(3)), 76);
+  // zgemm at n = 1000: 8 n^3, four times dgemm's 2 n^3.
+  EXPECT_EQ(sb::flops<std::complex<double>>(sb::gemm_counts(1000, 1000, 1000)), 8e9);
+  // zgesv, nrhs = 1: 6 (n^3/3 + n^2 + 2n/3) + 2 (n^3/3 + n^2/2 - 5n/6) = 8/3 n^3 + 7 n^2 + 7/3 n.
+  EXPECT_NEAR(sb::flops<std::complex<double>>(sb::gesv_counts(1000, 1)), 8.0 / 3.0 * 1e9 + 7e6 + 7000.0 / 3.0, 1e-3);
+}
 
 TEST(FlopCounts, Lawn41ClosedForms) {
   // The formulas, spelled out at n = 1000.

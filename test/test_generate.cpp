@@ -1,9 +1,14 @@
 // Generators: determinism, the properties each kind promises, and host/entry agreement.
 #include <gtest/gtest.h>
 
+#include <complex>
+#define lapack_complex_float std::complex<float>
+#define lapack_complex_double std::complex<double>
 #include <lapacke.h>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "solvebench/errors.hpp"
 #include "solvebench/generate.hpp"
@@ -113,4 +118,136 @@ TEST(Generate, KindNamesRoundTripAndUnknownIsRejected) {
 TEST(Generate, RejectsBadSizes) {
   EXPECT_THROW(sb::generate_matrix<double>(sb::matrix_kind::uniform, 0, 1), sb::invalid_argument);
   EXPECT_THROW(sb::generate_matrix<double>(sb::matrix_kind::uniform, -3, 1), sb::invalid_argument);
+}
+
+TEST(Generate, RealEntriesArePinned) {
+  // Entries of the default seed at n = 100 as every earlier version gave them: the s and d rows
+  // must keep solving the same systems whatever is added beside them.
+  const auto key = sb::rng::matrix_key(sb::default_seed);
+  EXPECT_EQ(sb::matrix_entry(sb::matrix_kind::uniform, key, 100, 0, 0), 0x1.0ffd7d85dab73p-1);
+  EXPECT_EQ(sb::matrix_entry(sb::matrix_kind::uniform, key, 100, 3, 7), 0x1.b9c0cabc9e23cp-3);
+  EXPECT_EQ(sb::matrix_entry(sb::matrix_kind::uniform, key, 100, 63, 64), 0x1.1318ff6edff8p-7);
+  EXPECT_EQ(sb::matrix_entry(sb::matrix_kind::diagdom, key, 100, 0, 0), 100.0);
+  EXPECT_EQ(sb::matrix_entry(sb::matrix_kind::diagdom, key, 100, 7, 3), 0x1.56447bc84a38dp-1);
+  EXPECT_EQ(sb::matrix_entry(sb::matrix_kind::spd, key, 100, 7, 3), 0x1.b9c0cabc9e23cp-3);
+  EXPECT_EQ(sb::matrix_entry(sb::matrix_kind::spd, key, 100, 99, 0), 0x1.ccaed56247f4ep-1);
+  EXPECT_EQ(sb::rhs_entry(sb::rng::rhs_key(sb::default_seed), 100, 5, 2), 0x1.48ebb98043824p-2);
+  const auto f = sb::generate_matrix<float>(sb::matrix_kind::uniform, 100, sb::default_seed);
+  EXPECT_EQ(f(99, 0), 0x1.678b24p-1f);
+  EXPECT_EQ(f(63, 64), 0x1.1319p-7f);
+}
+
+// ---- complex -------------------------------------------------------------------------------
+
+template <class T>
+class GenerateComplex : public ::testing::Test {};
+using ComplexPrecisions = ::testing::Types<std::complex<float>, std::complex<double>>;
+TYPED_TEST_SUITE(GenerateComplex, ComplexPrecisions);
+
+TYPED_TEST(GenerateComplex, EntriesMatchThePointwiseDefinitionAndTheRealGenerator) {
+  using T = TypeParam;
+  using R = typename T::value_type;
+  const std::int64_t n = 23;
+  const auto key = sb::rng::matrix_key(11);
+  for (auto kind : {sb::matrix_kind::uniform, sb::matrix_kind::diagdom, sb::matrix_kind::spd,
+                    sb::matrix_kind::singular}) {
+    const auto a = sb::generate_matrix<T>(kind, n, 11);
+    const auto real = sb::generate_matrix<R>(kind, n, 11);
+    for (std::int64_t j = 0; j < n; ++j)
+      for (std::int64_t i = 0; i < n; ++i) {
+        const sb::complex_entry e = sb::complex_matrix_entry(kind, key, n, i, j);
+        ASSERT_EQ(a(i, j), T(static_cast<R>(e.re), static_cast<R>(e.im))) << sb::to_string(kind);
+        // Off the diagonal the real part is the real matrix's entry, bit for bit.
+        if (i != j) {
+          ASSERT_EQ(a(i, j).real(), real(i, j)) << sb::to_string(kind) << " " << i << "," << j;
+        }
+      }
+  }
+  const auto b = sb::generate_rhs<T>(n, 2, 11);
+  const auto rb = sb::generate_rhs<R>(n, 2, 11);
+  for (std::int64_t i = 0; i < n; ++i) {
+    EXPECT_EQ(b(i, 1).real(), rb(i, 1));
+    EXPECT_NE(b(i, 1).imag(), rb(i, 1));
+  }
+}
+
+TYPED_TEST(GenerateComplex, UniformHasBothPartsLikeNumpyRand) {
+  const auto a = sb::generate_matrix<TypeParam>(sb::matrix_kind::uniform, 300, 1);
+  double re_sum = 0, im_sum = 0, lo = 1, hi = 0, same = 0;
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    const auto v = a.data()[k];
+    re_sum += static_cast<double>(v.real());
+    im_sum += static_cast<double>(v.imag());
+    lo = std::min({lo, static_cast<double>(v.real()), static_cast<double>(v.imag())});
+    hi = std::max({hi, static_cast<double>(v.real()), static_cast<double>(v.imag())});
+    same += v.real() == v.imag();
+  }
+  const auto count = static_cast<double>(a.size());
+  EXPECT_GE(lo, 0.0);
+  EXPECT_LT(hi, 1.0);
+  EXPECT_NEAR(re_sum / count, 0.5, 0.005);
+  EXPECT_NEAR(im_sum / count, 0.5, 0.005);
+  EXPECT_EQ(same, 0) << "the imaginary parts must come from their own stream";
+}
+
+TYPED_TEST(GenerateComplex, DiagdomIsStrictlyDiagonallyDominantInModulus) {
+  const std::int64_t n = 200;
+  const auto a = sb::generate_matrix<TypeParam>(sb::matrix_kind::diagdom, n, 3);
+  bool hermitian = true;
+  for (std::int64_t i = 0; i < n; ++i) {
+    double row = 0, column = 0;
+    for (std::int64_t j = 0; j < n; ++j)
+      if (j != i) {
+        row += std::abs(std::complex<double>(a(i, j)));
+        column += std::abs(std::complex<double>(a(j, i)));
+        hermitian = hermitian && a(i, j) == std::conj(a(j, i));
+      }
+    EXPECT_EQ(a(i, i).imag(), 0);
+    EXPECT_GT(static_cast<double>(a(i, i).real()), row) << "row " << i;
+    EXPECT_GT(static_cast<double>(a(i, i).real()), column) << "column " << i;
+  }
+  EXPECT_FALSE(hermitian) << "diagdom is meant to be a general matrix";
+}
+
+TEST(GenerateComplexHpd, SpdIsHermitianPositiveDefiniteAndWellConditioned) {
+  using T = std::complex<double>;
+  for (std::int64_t n : {1, 2, 50, 400}) {
+    auto a = sb::generate_matrix<T>(sb::matrix_kind::spd, n, 9);
+    for (std::int64_t j = 0; j < n; ++j)
+      for (std::int64_t i = 0; i < n; ++i) ASSERT_EQ(a(i, j), std::conj(a(j, i))) << i << "," << j;
+    for (std::int64_t i = 0; i < n; ++i) ASSERT_GT(a(i, i).real(), 0.0);
+    if (n > 1) {
+      EXPECT_NE(a(1, 0).imag(), 0.0) << "Hermitian, not merely real symmetric";
+    }
+    const int m = static_cast<int>(n);
+    const double anorm = LAPACKE_zlanhe(LAPACK_COL_MAJOR, '1', 'L', m, a.data(), m);
+    ASSERT_EQ(LAPACKE_zpotrf(LAPACK_COL_MAJOR, 'L', m, a.data(), m), 0) << "Cholesky must succeed for n = " << n;
+    double rcond = 0;
+    ASSERT_EQ(LAPACKE_zpocon(LAPACK_COL_MAJOR, 'L', m, a.data(), m, anorm, &rcond), 0);
+    EXPECT_GT(rcond, 1.0 / 3.0) << "cond_1 estimate " << 1 / rcond << " at n = " << n;  // ~1.9
+  }
+}
+
+TYPED_TEST(GenerateComplex, SingularAndNanAsForReal) {
+  using T = TypeParam;
+  const auto s = sb::generate_matrix<T>(sb::matrix_kind::singular, 9, 2);
+  for (std::int64_t i = 0; i < 9; ++i) EXPECT_EQ(s(i, 4), T(0));
+  EXPECT_NE(s(0, 3), T(0));
+  const auto bad = sb::generate_matrix<T>(sb::matrix_kind::nan, 9, 2);
+  EXPECT_TRUE(std::isnan(bad(4, 4).real()) && std::isnan(bad(4, 4).imag()));
+  try {
+    sb::require_finite("A", bad);
+    FAIL() << "expected non_finite_input";
+  } catch (const sb::non_finite_input& e) {
+    EXPECT_NE(std::string(e.what()).find("A"), std::string::npos) << e.what();
+  }
+  EXPECT_NO_THROW(sb::require_finite("A", s));
+  auto inf_imag = s;
+  inf_imag(2, 7) = T(1, std::numeric_limits<typename T::value_type>::infinity());
+  try {
+    sb::require_finite("A", inf_imag);
+    FAIL() << "an Inf imaginary part alone must be caught";
+  } catch (const sb::non_finite_input& e) {
+    EXPECT_NE(std::string(e.what()).find("Inf at (2,7)"), std::string::npos) << e.what();
+  }
 }

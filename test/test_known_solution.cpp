@@ -6,7 +6,9 @@
 #include <lapacke.h>
 
 #include <cmath>
+#include <complex>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "solvebench/conditioned.hpp"
@@ -14,6 +16,25 @@
 #include "solvebench/residual.hpp"
 
 namespace sb = solvebench;
+
+// Known solutions and prescribed-condition matrices exist for real T only: a complex use must
+// not compile (rather than link to nothing or compute something real-valued).
+template <class T, class = void>
+inline constexpr bool has_known_solution = false;
+template <class T>
+inline constexpr bool has_known_solution<
+    T, std::void_t<decltype(sb::generate_known_solution<T>(1, 1, 1)),
+                   decltype(sb::forward_error(std::declval<const sb::host_matrix<T>&>(),
+                                              std::declval<const sb::host_matrix<T>&>()))>> = true;
+template <class T, class = void>
+inline constexpr bool has_conditioned = false;
+template <class T>
+inline constexpr bool has_conditioned<T, std::void_t<decltype(sb::generate_conditioned<T>(sb::conditioned_spec{}))>> =
+    true;
+static_assert(has_known_solution<double> && has_known_solution<float>);
+static_assert(!has_known_solution<std::complex<double>> && !has_known_solution<std::complex<float>>);
+static_assert(has_conditioned<double> && has_conditioned<float>);
+static_assert(!has_conditioned<std::complex<double>> && !has_conditioned<std::complex<float>>);
 
 TEST(KnownSolution, EntriesAreInTheirRangeAndDeterministic) {
   const auto x = sb::generate_known_solution<double>(500, 2, 3);

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <complex>
 #include <limits>
 #include <type_traits>
 
@@ -220,4 +221,153 @@ TEST(LapackMixed, DsgesvReachesDoubleAccuracyWithFewIterations) {
   EXPECT_GT(iter, 0) << "a well-conditioned system converges without falling back";
   EXPECT_LE(iter, 5);
   EXPECT_LT(sb::hpl_scaled_residual(a0, x, b), sb::residual_threshold);
+}
+
+// ---- complex (c, z) ------------------------------------------------------------------------
+
+template <class T>
+class LapackComplex : public ::testing::Test {};
+using ComplexPrecisions = ::testing::Types<std::complex<float>, std::complex<double>>;
+TYPED_TEST_SUITE(LapackComplex, ComplexPrecisions);
+
+TYPED_TEST(LapackComplex, PosvSolvesAnExactHermitianSystemExactly) {
+  using T = TypeParam;
+  // A = [4 2i; -2i 5] = L L^H with L = [2 0; -i 2]; x = [1; 2i], b = A x = [0; 8i].
+  sb::host_matrix<T> a(2, 2), b(2, 1);
+  a(0, 0) = 4; a(0, 1) = T(0, 2); a(1, 0) = T(0, -2); a(1, 1) = 5;
+  b(0, 0) = 0; b(1, 0) = T(0, 8);
+  lapack::posv(a, b);
+  EXPECT_EQ(b(0, 0), T(1));
+  EXPECT_EQ(b(1, 0), T(0, 2));
+  EXPECT_EQ(a(0, 0), T(2));
+  EXPECT_EQ(a(1, 0), T(0, -1));
+  EXPECT_EQ(a(1, 1), T(2));
+}
+
+template <class T>
+void random_complex_systems(std::int64_t n) {
+  const std::int64_t nrhs = 3;
+  const auto a0 = sb::generate_matrix<T>(sb::matrix_kind::uniform, n, 100 + static_cast<std::uint64_t>(n));
+  const auto h0 = sb::generate_matrix<T>(sb::matrix_kind::spd, n, 200 + static_cast<std::uint64_t>(n));
+  const auto d0 = sb::generate_matrix<T>(sb::matrix_kind::diagdom, n, 400 + static_cast<std::uint64_t>(n));
+  const auto b0 = sb::generate_rhs<T>(n, nrhs, 300);
+  auto ipiv = pivots(n);
+  for (const auto* m : {&a0, &d0}) {
+    auto a = *m;
+    auto x = b0;
+    lapack::gesv(a, ipiv, x);
+    EXPECT_LT(sb::hpl_scaled_residual(*m, x, b0), sb::residual_threshold) << "gesv n=" << n;
+    auto lu = *m;
+    auto y = b0;
+    lapack::getrf(lu, ipiv);
+    lapack::getrs(lu, ipiv, y);
+    EXPECT_LT(sb::hpl_scaled_residual(*m, y, b0), sb::residual_threshold) << "getrf+getrs n=" << n;
+  }
+  auto c = h0;
+  auto z = b0;
+  lapack::posv(c, z);
+  EXPECT_LT(sb::hpl_scaled_residual(h0, z, b0), sb::residual_threshold) << "posv n=" << n;
+  auto l = h0;
+  auto w = b0;
+  lapack::potrf(l);
+  lapack::potrs(l, w);
+  EXPECT_LT(sb::hpl_scaled_residual(h0, w, b0), sb::residual_threshold) << "potrf+potrs n=" << n;
+  // Solving with a real-symmetric reading of A (conj dropped) would fail: the check sees it.
+  if (n > 1) {
+    auto wrong = h0;
+    for (std::int64_t j = 0; j < n; ++j)
+      for (std::int64_t i = j + 1; i < n; ++i) wrong(j, i) = wrong(i, j);  // symmetric, not Hermitian
+    auto v = b0;
+    lapack::gesv(wrong, ipiv, v);
+    EXPECT_GT(sb::hpl_scaled_residual(h0, v, b0), sb::residual_threshold) << "n=" << n;
+  }
+}
+
+class LapackComplexRandom : public ::testing::TestWithParam<std::int64_t> {};
+TEST_P(LapackComplexRandom, DoubleComplexSystemsPassTheResidualCheck) {
+  random_complex_systems<std::complex<double>>(GetParam());
+}
+TEST_P(LapackComplexRandom, FloatComplexSystemsPassTheResidualCheck) {
+  random_complex_systems<std::complex<float>>(GetParam());
+}
+INSTANTIATE_TEST_SUITE_P(OddSizes, LapackComplexRandom, ::testing::Values(1, 2, 3, 17, 101, 255, 257));
+
+TYPED_TEST(LapackComplex, GemmMatchesANaiveProductAndPassesItsCheck) {
+  using T = TypeParam;
+  const std::int64_t n = 45;
+  const auto a = sb::generate_matrix<T>(sb::matrix_kind::uniform, n, 1);
+  const auto b = sb::generate_matrix<T>(sb::matrix_kind::uniform, n, 2);
+  sb::host_matrix<T> c(n, n);
+  lapack::gemm(a, b, c);
+  for (std::int64_t i = 0; i < n; i += 7)
+    for (std::int64_t j = 0; j < n; j += 5) {
+      std::complex<double> s = 0;
+      for (std::int64_t k = 0; k < n; ++k) s += std::complex<double>(a(i, k)) * std::complex<double>(b(k, j));
+      EXPECT_LE(std::abs(std::complex<double>(c(i, j)) - s), 1e-4 * std::abs(s));
+    }
+  EXPECT_LT(sb::gemm_scaled_residual(a, b, c), sb::residual_threshold);
+  c(3, 4) += T(0, 1);  // the imaginary part off by ~5% of the entry
+  EXPECT_GT(sb::gemm_scaled_residual(a, b, c), sb::residual_threshold) << "a wrong entry must fail the check";
+}
+
+TYPED_TEST(LapackComplex, SingularMatrixNamesThePivot) {
+  using T = TypeParam;
+  const char* routine = std::is_same_v<T, std::complex<double>> ? "LAPACKE_zgesv" : "LAPACKE_cgesv";
+  auto a = sb::generate_matrix<T>(sb::matrix_kind::singular, 300, 1);  // zero column 150
+  auto b = sb::generate_rhs<T>(300, 1, 1);
+  auto ipiv = pivots(300);
+  try {
+    lapack::gesv(a, ipiv, b);
+    FAIL() << "expected singular_matrix";
+  } catch (const sb::singular_matrix& e) {
+    EXPECT_EQ(e.pivot(), 151);
+    EXPECT_NE(std::string(e.what()).find(routine), std::string::npos) << e.what();
+  }
+  auto f = sb::generate_matrix<T>(sb::matrix_kind::singular, 7, 1);
+  auto fp = pivots(7);
+  try {
+    lapack::getrf(f, fp);
+    FAIL() << "expected singular_matrix";
+  } catch (const sb::singular_matrix& e) {
+    EXPECT_EQ(e.pivot(), 4);
+  }
+}
+
+TYPED_TEST(LapackComplex, NotPositiveDefiniteNamesTheMinor) {
+  using T = TypeParam;
+  const char* routine = std::is_same_v<T, std::complex<double>> ? "LAPACKE_zposv" : "LAPACKE_cposv";
+  auto a = sb::generate_matrix<T>(sb::matrix_kind::spd, 300, 1);
+  a(200, 200) = -1;  // leading minors 1..200 stay HPD; minor 201 is not
+  auto b = sb::generate_rhs<T>(300, 1, 1);
+  try {
+    lapack::posv(a, b);
+    FAIL() << "expected not_positive_definite";
+  } catch (const sb::not_positive_definite& e) {
+    EXPECT_EQ(e.minor_order(), 201);
+    EXPECT_NE(std::string(e.what()).find(routine), std::string::npos) << e.what();
+  }
+  auto l = sb::generate_matrix<T>(sb::matrix_kind::spd, 40, 2);
+  l(9, 9) = T(0);
+  try {
+    lapack::potrf(l);
+    FAIL() << "expected not_positive_definite";
+  } catch (const sb::not_positive_definite& e) {
+    EXPECT_EQ(e.minor_order(), 10);
+  }
+}
+
+TYPED_TEST(LapackComplex, NanInputIsCaughtByTheResidualCheck) {
+  using T = TypeParam;
+  const auto a0 = sb::generate_matrix<T>(sb::matrix_kind::nan, 50, 1);
+  EXPECT_THROW(sb::require_finite("A", a0), sb::non_finite_input);
+  auto a = a0;
+  const auto b0 = sb::generate_rhs<T>(50, 1, 1);
+  auto x = b0;
+  auto ipiv = pivots(50);
+  try {
+    lapack::gesv(a, ipiv, x);  // LAPACK may or may not notice; the residual must
+  } catch (const sb::singular_matrix&) {
+    return;
+  }
+  EXPECT_FALSE(sb::hpl_scaled_residual(a0, x, b0) < sb::residual_threshold);
 }

@@ -2,7 +2,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <complex>
 #include <limits>
+#include <type_traits>
 
 #include "solvebench/errors.hpp"
 #include "solvebench/generate.hpp"
@@ -77,6 +79,68 @@ TEST(Residual, NonFiniteAnswersFail) {
 TEST(Residual, RejectsMismatchedShapes) {
   sb::host_matrix<double> a(3, 3), x(2, 1), b(3, 1);
   EXPECT_THROW(sb::hpl_scaled_residual(a, x, b), sb::invalid_argument);
+}
+
+// ---- complex -------------------------------------------------------------------------------
+
+TEST(ResidualComplex, UsesTheModulusOnAHandExample) {
+  using C = std::complex<double>;
+  // A = [1+i 0; 0 2], x = [1; i], b = A x + [0.5i; 0]: r = b - A x = [0.5i; 0], |r|_inf = 0.5;
+  // ||A||_inf = max(|1+i|, 2) = 2, ||x||_inf = 1, ||b||_inf = max(|1+1.5i|, |2i|) = 2, n = 2.
+  sb::host_matrix<C> a(2, 2), x(2, 1), b(2, 1);
+  a(0, 0) = C(1, 1); a(0, 1) = 0; a(1, 0) = 0; a(1, 1) = 2;
+  x(0, 0) = 1; x(1, 0) = C(0, 1);
+  b(0, 0) = C(1, 1); b(1, 0) = C(0, 2);
+  EXPECT_EQ(sb::hpl_scaled_residual(a, x, b), 0.0);
+  b(0, 0) = C(1, 1.5);
+  const double eps = std::ldexp(1.0, -53);
+  EXPECT_DOUBLE_EQ(sb::hpl_scaled_residual(a, x, b), 0.5 / (eps * (2 * 1 + 2) * 2));
+}
+
+TEST(ResidualComplex, EpsIsTheRealTypes) {
+  EXPECT_EQ(sb::unit_roundoff<std::complex<double>>(), sb::unit_roundoff<double>());
+  EXPECT_EQ(sb::unit_roundoff<std::complex<float>>(), sb::unit_roundoff<float>());
+  EXPECT_EQ(sb::unit_roundoff<std::complex<float>>(), std::ldexp(1.0, -24));
+}
+
+template <class T>
+class ResidualComplexSolve : public ::testing::Test {};
+using ComplexPrecisions = ::testing::Types<std::complex<float>, std::complex<double>>;
+TYPED_TEST_SUITE(ResidualComplexSolve, ComplexPrecisions);
+
+TYPED_TEST(ResidualComplexSolve, SolveIsSmallAndAPerturbedAnswerFails) {
+  using T = TypeParam;
+  const std::int64_t n = 64;
+  const auto a0 = sb::generate_matrix<T>(sb::matrix_kind::uniform, n, 3);
+  const auto b0 = sb::generate_rhs<T>(n, 2, 3);
+  auto a = a0;
+  auto x = b0;
+  std::vector<sb::lapack::index_t> ipiv(n);
+  sb::lapack::gesv(a, ipiv, x);
+  const double good = sb::hpl_scaled_residual(a0, x, b0);
+  EXPECT_LT(good, 1.0);
+  EXPECT_GT(good, 0.0);
+  // The largest entry of the second column off by a relative 1e-2 (float) or 1e-9 (double),
+  // in the imaginary direction only: the complex residual must see it.
+  std::int64_t big = 0;
+  for (std::int64_t i = 0; i < n; ++i)
+    if (std::abs(x(i, 1)) > std::abs(x(big, 1))) big = i;
+  const double off = std::is_same_v<T, std::complex<float>> ? 1e-2 : 1e-9;
+  x(big, 1) += x(big, 1) * T(0, static_cast<typename T::value_type>(off));
+  EXPECT_GT(sb::hpl_scaled_residual(a0, x, b0), sb::residual_threshold);
+}
+
+TYPED_TEST(ResidualComplexSolve, NonFiniteAnswersGiveInf) {
+  using T = TypeParam;
+  using R = typename T::value_type;
+  sb::host_matrix<T> a(1, 1), x(1, 1), b(1, 1);
+  a(0, 0) = 1;
+  b(0, 0) = 1;
+  x(0, 0) = T(1, std::numeric_limits<R>::quiet_NaN());
+  EXPECT_TRUE(std::isinf(sb::hpl_scaled_residual(a, x, b)));
+  x(0, 0) = T(std::numeric_limits<R>::infinity(), 0);
+  EXPECT_TRUE(std::isinf(sb::hpl_scaled_residual(a, x, b)));
+  EXPECT_THROW(sb::check_residual("CPU/zgesv/n:1", sb::hpl_scaled_residual(a, x, b)), sb::residual_check_failed);
 }
 
 TEST(Errors, OutOfMemoryStatesNeededAndAvailable) {

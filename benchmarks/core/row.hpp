@@ -64,7 +64,12 @@ struct problem {
   // and B = A X for a known X, so the row also reports the forward error.
   double cond = 0;
 
-  double flops() const { return op->flop_count(static_cast<double>(n), static_cast<double>(nrhs)) * static_cast<double>(count); }
+  // LAWN 41, weighted for the row's precision (complex: 6 per multiplication, 2 per addition).
+  double flops() const {
+    const flop_counts c = op->counts(static_cast<double>(n), static_cast<double>(nrhs));
+    const bool complex = id.precision == 'c' || id.precision == 'z';
+    return (complex ? solvebench::flops<std::complex<double>>(c) : solvebench::flops<double>(c)) * static_cast<double>(count);
+  }
   std::int64_t integer(const std::string& key, std::int64_t fallback) const { return id.int_axis(key).value_or(fallback); }
 };
 

@@ -117,15 +117,19 @@ void add_rows(const backend_rows<Extras, Bindings...>& b, const operation& op, c
 
 // Registers, for each precision, each backend in turn, each operation of the dense family it
 // binds, each n, each nrhs (operations that solve), each combination of its own axes: a row.
-template <class... Backends>
+// Types: the precisions these backends' adapters are built for (precision.hpp's lists).
+template <class Types = all_precisions, class... Backends>
 void register_sweep(const sweep_space& s, const Backends&... backends) {
-  for_each_precision(s.precisions, [&](auto precision) {
-    using T = typename decltype(precision)::type;
-    const auto one = [&](const auto& b) {
-      for (const operation* op : ops::solve_family) sweep_detail::add_rows<T>(b, *op, s);
-    };
-    (one(backends), ...);
-  });
+  for_each_precision(
+      s.precisions,
+      [&](auto precision) {
+        using T = typename decltype(precision)::type;
+        const auto one = [&](const auto& b) {
+          for (const operation* op : ops::solve_family) sweep_detail::add_rows<T>(b, *op, s);
+        };
+        (one(backends), ...);
+      },
+      Types{});
 }
 
 }  // namespace solvebench::bench

@@ -51,9 +51,13 @@ template <class T>
 struct host_system {
   explicit host_system(const problem& p) {
     if (p.cond > 0) {
-      a0 = generate_conditioned<T>(conditioned_matrix(p));
-      x = generate_known_solution<T>(p.n, p.nrhs, p.seed);
-      b0 = rhs_from_solution(a0, *x);
+      if constexpr (is_complex_v<T>) {
+        throw invalid_argument(p.row + ": matrices of a prescribed condition number (cond:C) are real only");
+      } else {
+        a0 = generate_conditioned<T>(conditioned_matrix(p));
+        x = generate_known_solution<T>(p.n, p.nrhs, p.seed);
+        b0 = rhs_from_solution(a0, *x);
+      }
     } else {
       a0 = generate_matrix<T>(p.kind, p.n, p.seed);
       b0 = generate_rhs<T>(p.n, p.nrhs, p.seed);
@@ -112,7 +116,8 @@ class solve_adapter : public host_timer {
   void add_counters(benchmark::State& state) const {
     state.counters["n"] = static_cast<double>(p_.n);
     if (p_.op->has_rhs()) state.counters["nrhs"] = static_cast<double>(p_.nrhs);
-    if (x_ && p_.op->solves) state.counters["fwd_err"] = forward_error(b_, *x_);
+    if constexpr (!is_complex_v<T>)
+      if (x_ && p_.op->solves) state.counters["fwd_err"] = forward_error(b_, *x_);
   }
 
  protected:

@@ -74,7 +74,7 @@ void register_rows(const common_options& opt, const mixed_options& mixed, const 
           row_id id = make_row_id<T>(cpu_batched, *op, n);
           add<batched_adapter<T>, timed::driver>(add_axis(id, "batch", count), *op, std::nullopt, opt.seed);
         }
-  });
+  }, real_precisions{});  // batched solvers: s and d
 }
 
 }  // namespace solvebench::bench::cpu

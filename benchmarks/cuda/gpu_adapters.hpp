@@ -51,67 +51,117 @@ inline void add_solve_counters(benchmark::State& state, const problem& p) {
   if (p.op->has_rhs()) state.counters["nrhs"] = static_cast<double>(p.nrhs);
 }
 
-// A0 and B0 of a problem generated on the device; for a prescribed condition number
-// (problem.cond), A0 = U S V^T and B0 = A0 X for a known X (made untimed, here), whose
-// forward error the row then reports beside its residual.
+// A and B of a problem written on the device by the counter-based generators: restoring them
+// before a timed call regenerates them (a memory-bound pass, untimed), so a row keeps no copy of
+// A and the largest n that fits is the one whose A fits. For a prescribed condition number
+// (problem.cond, real only), A = U S V^T is regenerated the same way and B = A X for a known X is
+// made once and kept (n x nrhs), so the row also reports the forward error.
 template <class T>
-struct device_system {
-  device_system(const problem& p, cudaStream_t s)
-      : a0(static_cast<std::size_t>(p.n) * static_cast<std::size_t>(p.n)),
-        b0(static_cast<std::size_t>(p.n) * static_cast<std::size_t>(p.nrhs)) {
+class device_inputs {
+ public:
+  device_inputs(const problem& p, cudaStream_t s) : p_(p), s_(s) {
     if (p.cond > 0) {
-      cuda::generate_conditioned(a0.data(), conditioned_matrix(p), s);
-      x = device_buffer<T>(b0.size());
-      cuda::generate_known_solution(x.data(), p.n, p.nrhs, p.seed, s);
-      cuda::rhs_from_solution(a0.data(), p.n, x.data(), b0.data(), p.n, p.nrhs, s);
-    } else {
-      cuda::generate_matrix(a0.data(), p.kind, p.n, p.seed, s);
-      cuda::generate_rhs(b0.data(), p.n, p.nrhs, p.seed, s);
+      if constexpr (is_complex_v<T>) {
+        throw invalid_argument(p.row + ": matrices of a prescribed condition number (cond:C) are real only");
+      } else {
+        const auto nk = static_cast<std::size_t>(p.n) * static_cast<std::size_t>(p.nrhs);
+        x_ = device_buffer<T>(nk);
+        b0_ = device_buffer<T>(nk);
+        device_buffer<T> a(static_cast<std::size_t>(p.n) * static_cast<std::size_t>(p.n));
+        cuda::generate_conditioned(a.data(), conditioned_matrix(p), s);
+        cuda::generate_known_solution(x_.data(), p.n, p.nrhs, p.seed, s);
+        cuda::rhs_from_solution(a.data(), p.n, x_.data(), b0_.data(), p.n, p.nrhs, s);
+        SB_CUDA_CHECK(cudaStreamSynchronize(s));  // before `a` goes
+      }
     }
   }
-  static std::size_t bytes(const problem& p) {  // what it holds on the device
-    return static_cast<std::size_t>(p.n) * static_cast<std::size_t>(p.n + (p.cond > 0 ? 2 : 1) * p.nrhs) * sizeof(T);
+  // What they hold beyond A and B themselves: the known solution and B (cond rows), and while
+  // they are made, a second A.
+  static std::size_t extra_bytes(const problem& p) {
+    const auto nn = static_cast<std::size_t>(p.n) * static_cast<std::size_t>(p.n);
+    const auto nk = static_cast<std::size_t>(p.n) * static_cast<std::size_t>(p.nrhs);
+    return p.cond > 0 ? (nn + 2 * nk) * sizeof(T) : 0;
   }
-  void add_forward_error(benchmark::State& state, const T* answer, const problem& p, cudaStream_t s) const {
-    if (x.size()) state.counters["fwd_err"] = cuda::forward_error(answer, x.data(), p.n, p.nrhs, s);
+  void write_a(T* a) const {
+    if constexpr (!is_complex_v<T>)
+      if (p_.cond > 0) return cuda::generate_conditioned(a, conditioned_matrix(p_), s_);
+    cuda::generate_matrix(a, p_.kind, p_.n, p_.seed, s_);
   }
-  device_buffer<T> a0, b0, x;  // x: the known solution (cond rows only)
+  void write_b(T* b) const {
+    if (p_.cond > 0) return copy_on_device(s_, b, b0_.data(), b0_.size_bytes());
+    cuda::generate_rhs(b, p_.n, p_.nrhs, p_.seed, s_);
+  }
+  // The HPL residual of X against the original A and B: regenerated on the fly (A never stored
+  // again); a cond row's A is regenerated into `scratch_a` (its factors are then gone).
+  double residual(const T* x, T* scratch_a) const {
+    if (p_.cond > 0) {
+      write_a(scratch_a);
+      return cuda::hpl_scaled_residual(scratch_a, x, b0_.data(), p_.n, p_.nrhs, s_);
+    }
+    return cuda::hpl_scaled_residual_generated(p_.kind, p_.seed, x, p_.n, p_.nrhs, s_);
+  }
+  void add_forward_error(benchmark::State& state, const T* answer) const {
+    if constexpr (!is_complex_v<T>)
+      if (x_.size()) state.counters["fwd_err"] = cuda::forward_error(answer, x_.data(), p_.n, p_.nrhs, s_);
+  }
+  // The residual regenerates A in place for cond rows: factors made once must be made again.
+  bool residual_overwrites_a() const { return p_.cond > 0; }
+
+ private:
+  problem p_;
+  cudaStream_t s_;
+  device_buffer<T> x_, b0_;
 };
+
+// What the residual check holds on the device: a few vectors of length n in the wide type.
+template <class T>
+std::size_t residual_bytes(std::int64_t n) {
+  return static_cast<std::size_t>(n) * (3 * sizeof(typename precision<T>::wide) + sizeof(double));
+}
 
 // A and b resident on the device; Solver is cuda::lu_solver<T> or cuda::cholesky_solver<T>.
 template <class T, class Solver>
 class solve_adapter : public event_timer {
  public:
-  solve_adapter(const problem& p, cuda::context& ctx, cusolver_api api) : event_timer(ctx), watch_(p.row), p_(p) {
+  // Everything the row holds on the device: A, B, the solver's workspace and pivots, what the
+  // inputs keep, and the residual's vectors. Checked before anything is allocated.
+  static std::size_t device_bytes(const problem& p, cuda::context& ctx, cusolver_api api) {
     const auto nn = static_cast<std::size_t>(p.n) * static_cast<std::size_t>(p.n);
     const auto nk = static_cast<std::size_t>(p.n) * static_cast<std::size_t>(p.nrhs);
-    // Everything this row will hold on the device, checked before anything is allocated.
-    cuda::require_device_memory(device_system<T>::bytes(p) + (nn + nk) * sizeof(T) +
-                                Solver::query(ctx, p.n, api).device_bytes + 4 * static_cast<std::size_t>(p.n) * sizeof(double));
+    return (nn + nk) * sizeof(T) + Solver::query(ctx, p.n, api).device_bytes + static_cast<std::size_t>(p.n) * 8 +
+           device_inputs<T>::extra_bytes(p) + residual_bytes<T>(p.n);
+  }
+  solve_adapter(const problem& p, cuda::context& ctx, cusolver_api api) : event_timer(ctx), watch_(p.row), p_(p) {
+    cuda::require_device_memory(device_bytes(p, ctx, api));
     in_.emplace(p, ctx.stream());
-    a_ = device_buffer<T>(nn);
-    b_ = device_buffer<T>(nk);
+    a_ = device_buffer<T>(static_cast<std::size_t>(p.n) * static_cast<std::size_t>(p.n));
+    b_ = device_buffer<T>(static_cast<std::size_t>(p.n) * static_cast<std::size_t>(p.nrhs));
     solver_.emplace(ctx, p.n, p.nrhs, api);
   }
   void restore(bool a, bool b) {
-    if (a) copy_on_device(ctx_.stream(), a_.data(), in_->a0.data(), a_.size_bytes());
-    if (b) copy_on_device(ctx_.stream(), b_.data(), in_->b0.data(), b_.size_bytes());
+    if (a) in_->write_a(a_.data());
+    if (b) in_->write_b(b_.data());
   }
   void factor() { solver_->factor(a_.data()); }
   void solve() { solver_->solve(a_.data(), b_.data()); }
   void check_info() const { solver_->check_info(); }
   double residual() {
-    return cuda::hpl_scaled_residual(in_->a0.data(), b_.data(), in_->b0.data(), p_.n, p_.nrhs, ctx_.stream());
+    const double r = in_->residual(b_.data(), a_.data());
+    if (in_->residual_overwrites_a() && p_.op->reuses_factors()) {  // the factors made once are gone: make them again
+      in_->write_a(a_.data());
+      solver_->factor(a_.data());
+    }
+    return r;
   }
   void add_counters(benchmark::State& state) const {
     add_solve_counters(state, p_);
-    if (p_.op->solves) in_->add_forward_error(state, b_.data(), p_, ctx_.stream());
+    if (p_.op->solves) in_->add_forward_error(state, b_.data());
   }
 
  private:
   device_memory_watch watch_;
   problem p_;
-  std::optional<device_system<T>> in_;
+  std::optional<device_inputs<T>> in_;
   device_buffer<T> a_, b_;
   std::optional<Solver> solver_;
 };
@@ -251,20 +301,25 @@ class gemm_adapter : public event_timer {
 // none the answer has the factorization's accuracy only, and is checked at that precision.
 class irs_adapter : public event_timer {
  public:
+  static std::size_t device_bytes(const problem& p, cuda::context& ctx, const cuda::irs_options& irs) {
+    const auto un = static_cast<std::size_t>(p.n);
+    return (un * un + 2 * un) * sizeof(double) + cuda::irs_solver::query(ctx, p.n, 1, irs) +
+           device_inputs<double>::extra_bytes(p) + residual_bytes<double>(p.n);
+  }
   irs_adapter(const problem& p, cuda::context& ctx, const cuda::irs_options& irs)
       : event_timer(ctx), watch_(p.row), p_(p), irs_options_(irs) {
-    const auto un = static_cast<std::size_t>(p.n);
-    cuda::require_device_memory(device_system<double>::bytes(p) + (un * un + 2 * un) * sizeof(double) +
-                                cuda::irs_solver::query(ctx, p.n, 1, irs) + 4 * un * sizeof(double));
+    cuda::require_irs_supported(p.n, irs);  // beyond cuSOLVER's largest n: refused by name
+    cuda::require_device_memory(device_bytes(p, ctx, irs));
     in_.emplace(p, ctx.stream());
+    const auto un = static_cast<std::size_t>(p.n);
     a_ = device_buffer<double>(un * un);
     b_ = device_buffer<double>(un);
     x_ = device_buffer<double>(un);
     irs_.emplace(ctx, p.n, 1, irs);
   }
   void restore(bool, bool) {
-    copy_on_device(ctx_.stream(), a_.data(), in_->a0.data(), a_.size_bytes());
-    copy_on_device(ctx_.stream(), b_.data(), in_->b0.data(), b_.size_bytes());
+    in_->write_a(a_.data());
+    in_->write_b(b_.data());
     irs_->prepare();  // a fresh infos object for the next solve
   }
   void factor_and_solve() { irs_->solve(a_.data(), b_.data(), x_.data()); }
@@ -276,10 +331,13 @@ class irs_adapter : public event_timer {
   }
   void check_info() const { irs_->check_info(); }
   double residual() {
-    double resid = cuda::hpl_scaled_residual(in_->a0.data(), x_.data(), in_->b0.data(), p_.n, 1, ctx_.stream());
+    double resid = in_->residual(x_.data(), a_.data());
     if (irs_options_.solver == refinement::none)  // the low-precision solve alone: its own eps
       resid *= unit_roundoff<double>() / unit_roundoff(irs_options_.lowest);
-    if (!(resid < residual_threshold)) irs_->diagnose(a_.data(), in_->a0.data());  // singular: say so
+    if (!(resid < residual_threshold)) {  // singular: say so, from the matrix itself
+      in_->write_a(a_.data());
+      irs_->diagnose_in_place(a_.data());
+    }
     return resid;
   }
   void add_counters(benchmark::State& state) const {
@@ -287,14 +345,14 @@ class irs_adapter : public event_timer {
     state.counters["niters"] = last_.niters;
     state.counters["outer_iters"] = last_.outer_niters;
     state.counters["fell_back"] = fell_back_ ? 1 : 0;
-    in_->add_forward_error(state, x_.data(), p_, ctx_.stream());
+    in_->add_forward_error(state, x_.data());
   }
 
  private:
   device_memory_watch watch_;
   problem p_;
   cuda::irs_options irs_options_;
-  std::optional<device_system<double>> in_;
+  std::optional<device_inputs<double>> in_;
   device_buffer<double> a_, b_, x_;
   std::optional<cuda::irs_solver> irs_;
   cuda::irs_result last_;

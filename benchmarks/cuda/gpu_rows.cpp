@@ -148,7 +148,7 @@ registration register_rows(const common_options& opt, const gpu_options& gpu, co
           if (naive_loop_size(n))
             add<loop_adapter<T>, timed::driver>(batch_row(gpu_loop, ops::gesv_batched, n, count), ops::gesv_batched,
                                                 std::nullopt, opt.seed);
-  });
+  }, real_precisions{});  // batched solvers: s and d
   out.registered = true;
   return out;
 }

@@ -142,7 +142,7 @@ std::string format_condition_number(double cond) {
   return number_text(cond);
 }
 
-template <class T>
+template <class T, real_only<T>>
 host_matrix<T> generate_conditioned(const conditioned_spec& spec) {
   const std::int64_t n = spec.n;
   host_matrix<T> a(n, n);

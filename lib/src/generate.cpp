@@ -2,6 +2,7 @@
 #include "solvebench/generate.hpp"
 
 #include "solvebench/errors.hpp"
+#include "solvebench/precision.hpp"
 #include "tabulate.hpp"
 
 namespace solvebench {
@@ -26,18 +27,28 @@ matrix_kind parse_matrix_kind(const std::string& text) {
 template <class T>
 host_matrix<T> generate_matrix(matrix_kind kind, std::int64_t n, std::uint64_t seed) {
   const std::uint64_t key = rng::matrix_key(seed);
-  return tabulate<T>(n, n, [&](std::int64_t i, std::int64_t j) { return matrix_entry(kind, key, n, i, j); });
+  return tabulate<T>(n, n, [&](std::int64_t i, std::int64_t j) {
+    if constexpr (is_complex_v<T>) return complex_matrix_entry(kind, key, n, i, j);
+    else return matrix_entry(kind, key, n, i, j);
+  });
 }
 
 template <class T>
 host_matrix<T> generate_rhs(std::int64_t n, std::int64_t nrhs, std::uint64_t seed) {
   const std::uint64_t key = rng::rhs_key(seed);
-  return tabulate<T>(n, nrhs, [&](std::int64_t i, std::int64_t j) { return rhs_entry(key, n, i, j); });
+  return tabulate<T>(n, nrhs, [&](std::int64_t i, std::int64_t j) {
+    if constexpr (is_complex_v<T>) return complex_rhs_entry(key, n, i, j);
+    else return rhs_entry(key, n, i, j);
+  });
 }
 
-template host_matrix<float> generate_matrix(matrix_kind, std::int64_t, std::uint64_t);
-template host_matrix<double> generate_matrix(matrix_kind, std::int64_t, std::uint64_t);
-template host_matrix<float> generate_rhs(std::int64_t, std::int64_t, std::uint64_t);
-template host_matrix<double> generate_rhs(std::int64_t, std::int64_t, std::uint64_t);
+#define SB_INSTANTIATE(T)                                                      \
+  template host_matrix<T> generate_matrix(matrix_kind, std::int64_t, std::uint64_t); \
+  template host_matrix<T> generate_rhs(std::int64_t, std::int64_t, std::uint64_t);
+SB_INSTANTIATE(float)
+SB_INSTANTIATE(double)
+SB_INSTANTIATE(std::complex<float>)
+SB_INSTANTIATE(std::complex<double>)
+#undef SB_INSTANTIATE
 
 }  // namespace solvebench

@@ -13,13 +13,13 @@ namespace {
 constexpr std::int64_t row_block = 512;
 }  // namespace
 
-template <class T>
+template <class T, real_only<T>>
 host_matrix<T> generate_known_solution(std::int64_t n, std::int64_t nrhs, std::uint64_t seed) {
   const std::uint64_t key = rng::solution_key(seed);
   return tabulate<T>(n, nrhs, [&](std::int64_t i, std::int64_t j) { return solution_entry(key, n, i, j); });
 }
 
-template <class T>
+template <class T, real_only<T>>
 host_matrix<T> rhs_from_solution(const host_matrix<T>& a, const host_matrix<T>& x) {
   if (a.rows() != a.cols() || x.rows() != a.cols())
     throw invalid_argument("rhs_from_solution: A is " + std::to_string(a.rows()) + " x " + std::to_string(a.cols()) +
@@ -47,7 +47,7 @@ host_matrix<T> rhs_from_solution(const host_matrix<T>& a, const host_matrix<T>& 
   return b;
 }
 
-template <class T>
+template <class T, real_only<T>>
 double forward_error(const host_matrix<T>& x_hat, const host_matrix<T>& x_true) {
   if (x_hat.rows() != x_true.rows() || x_hat.cols() != x_true.cols())
     throw invalid_argument("forward_error: shape mismatch");

@@ -46,18 +46,42 @@ void require_host_memory(std::uint64_t needed_bytes) {
   if (available != 0 && needed_bytes > available) throw out_of_memory("host", needed_bytes, available);
 }
 
+namespace {
+template <class R>
+bool finite(R v) {
+  return std::isfinite(v);
+}
+template <class R>
+bool finite(std::complex<R> v) {
+  return std::isfinite(v.real()) && std::isfinite(v.imag());
+}
+// The part that is not finite, for the message (the real part when both are).
+template <class R>
+double offending(R v) {
+  return static_cast<double>(v);
+}
+template <class R>
+double offending(std::complex<R> v) {
+  return static_cast<double>(std::isfinite(v.real()) ? v.imag() : v.real());
+}
+}  // namespace
+
 template <class T>
 void require_finite(const std::string& name, const host_matrix<T>& m) {
   const T* p = m.data();
-  const auto it = std::find_if(p, p + m.size(), [](T v) { return !std::isfinite(v); });
+  const auto it = std::find_if(p, p + m.size(), [](T v) { return !finite(v); });
   if (it == p + m.size()) return;
   const auto k = static_cast<std::int64_t>(it - p);
-  throw non_finite_input(name, k % m.rows(), k / m.rows(), static_cast<double>(*it));
+  throw non_finite_input(name, k % m.rows(), k / m.rows(), offending(*it));
 }
 
 template class host_matrix<float>;
 template class host_matrix<double>;
+template class host_matrix<std::complex<float>>;
+template class host_matrix<std::complex<double>>;
 template void require_finite(const std::string&, const host_matrix<float>&);
 template void require_finite(const std::string&, const host_matrix<double>&);
+template void require_finite(const std::string&, const host_matrix<std::complex<float>>&);
+template void require_finite(const std::string&, const host_matrix<std::complex<double>>&);
 
 }  // namespace solvebench

@@ -3,18 +3,31 @@
 
 #include <cstdint>
 
+#include "solvebench/generate.hpp"
 #include "solvebench/matrix.hpp"
 
 namespace solvebench {
 
-// A rows x cols matrix whose (i, j) entry is entry(i, j), a double rounded to T; columns in
-// parallel (each entry depends on its indices alone, so the result is the same for any thread count).
+// An entry function's value rounded to T: a double to a real T, a complex_entry part by part
+// to std::complex<R>.
+template <class T>
+T rounded(double v) {
+  return static_cast<T>(v);
+}
+template <class T>
+T rounded(complex_entry v) {
+  using real = typename T::value_type;
+  return T(static_cast<real>(v.re), static_cast<real>(v.im));
+}
+
+// A rows x cols matrix whose (i, j) entry is entry(i, j) rounded to T; columns in parallel (each
+// entry depends on its indices alone, so the result is the same for any thread count).
 template <class T, class Entry>
 host_matrix<T> tabulate(std::int64_t rows, std::int64_t cols, Entry entry) {
   host_matrix<T> m(rows, cols);
 #pragma omp parallel for schedule(static)
   for (std::int64_t j = 0; j < cols; ++j)
-    for (std::int64_t i = 0; i < rows; ++i) m(i, j) = static_cast<T>(entry(i, j));
+    for (std::int64_t i = 0; i < rows; ++i) m(i, j) = rounded<T>(entry(i, j));
   return m;
 }
 

@@ -31,6 +31,7 @@
 #include "solvebench/generate.hpp"
 #include "solvebench/host_device.hpp"
 #include "solvebench/matrix.hpp"
+#include "solvebench/precision.hpp"
 
 namespace solvebench {
 
@@ -153,8 +154,8 @@ SB_HOST_DEVICE inline double conditioned_entry(const conditioned_spec& s, std::i
   return conditioned_entry(conditioned_row_of(s, i), conditioned_column_of(s, j), i == j);
 }
 
-// The whole n x n matrix on the host (OpenMP over columns).
-template <class T>
+// The whole n x n matrix on the host (OpenMP over columns). Real T only (precision.hpp's real_only).
+template <class T, real_only<T> = 0>
 host_matrix<T> generate_conditioned(const conditioned_spec& spec);
 
 }  // namespace solvebench

@@ -6,6 +6,7 @@
 #include <cuda_runtime_api.h>
 #include <cusolverDn.h>
 
+#include <complex>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -201,5 +202,11 @@ extern template class device_buffer<float*>;
 extern template class device_buffer<double*>;
 extern template class pinned_buffer<float>;
 extern template class pinned_buffer<double>;
+
+// Complex precisions (c, z): their matrices, and the std::complex<double> residual vectors.
+extern template class device_buffer<std::complex<float>>;
+extern template class device_buffer<std::complex<double>>;
+extern template class pinned_buffer<std::complex<float>>;
+extern template class pinned_buffer<std::complex<double>>;
 
 }  // namespace solvebench::cuda

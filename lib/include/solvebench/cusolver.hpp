@@ -1,4 +1,5 @@
-// GPU backend: cuSOLVER LU and Cholesky solves and cuBLAS GEMM on device-resident matrices.
+// GPU backend: cuSOLVER LU and Cholesky solves and cuBLAS GEMM on device-resident matrices,
+// T float, double, std::complex<float> or std::complex<double> (Cholesky: Hermitian, lower).
 //
 // A solver object is made for one (n, nrhs): it queries and allocates its workspace once,
 // so calls in a timed loop allocate nothing. Calls are asynchronous on the context's

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "solvebench/cusolver.hpp"
@@ -43,6 +44,16 @@ struct irs_result {
   double tolerance = 0.0;  // the tolerance cuSOLVER was given; 0: its default (see irs_options)
 };
 
+// cuSOLVER's iterative refinement fails beyond a largest n that depends on its version and the
+// factorization's precision (cuSOLVER 12.0.4: an execution failure from n = 46340 with an fp16
+// factorization, an internal error that breaks the context further up). The limits measured
+// here, by version; nullopt where none is known for the cuSOLVER this process loaded.
+std::optional<std::int64_t> irs_largest_n(const irs_options& opt);
+// Throws beyond_limit naming the limit and the cuSOLVER version when n is beyond it.
+void require_irs_supported(std::int64_t n, const irs_options& opt);
+// "12.0.4": the cuSOLVER this process loaded.
+std::string cusolver_version_text();
+
 class irs_solver {
  public:
   // Workspace bytes for these options, queried without allocating. Throws invalid_argument
@@ -61,6 +72,9 @@ class irs_solver {
   // matrix only as non-convergence, so factor A (copied into `scratch`, n x n) in fp64 and
   // throw singular_matrix(k) if it is singular; returns when A is not.
   void diagnose(double* scratch, const double* a) const;
+  // The same with A in `a`, factored in place (its entries are gone afterwards): for rows that
+  // regenerate A rather than keep a copy.
+  void diagnose_in_place(double* a) const;
 
  private:
   const context& ctx_;

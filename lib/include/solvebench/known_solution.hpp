@@ -13,6 +13,7 @@
 #include "solvebench/generate.hpp"
 #include "solvebench/host_device.hpp"
 #include "solvebench/matrix.hpp"
+#include "solvebench/precision.hpp"
 
 namespace solvebench {
 
@@ -26,16 +27,17 @@ SB_HOST_DEVICE inline double solution_entry(std::uint64_t key, std::int64_t n, s
                                        static_cast<std::uint64_t>(i));
 }
 
-template <class T>
+// Real T only (real_only: a complex use does not compile).
+template <class T, real_only<T> = 0>
 host_matrix<T> generate_known_solution(std::int64_t n, std::int64_t nrhs, std::uint64_t seed);
 
 // B = A X (A square), each entry summed in double in column order and rounded once to T.
-template <class T>
+template <class T, real_only<T> = 0>
 host_matrix<T> rhs_from_solution(const host_matrix<T>& a, const host_matrix<T>& x);
 
 // Worst column of ||x_hat - x_true||_inf / ||x_true||_inf, in double. NaN or Inf in x_hat
 // gives +Inf (a failed solve never reads as accurate).
-template <class T>
+template <class T, real_only<T> = 0>
 double forward_error(const host_matrix<T>& x_hat, const host_matrix<T>& x_true);
 
 // The same from the two norms of one column; shared with the device version.

@@ -1,4 +1,5 @@
-// CPU backend: column-major LAPACKE (over OpenBLAS by default) for s/d gesv, posv and their halves.
+// CPU backend: column-major LAPACKE (over OpenBLAS by default) for s/d/c/z gesv, posv and
+// their halves, and the BLAS gemm; T is float, double, std::complex<float> or std::complex<double>.
 //
 // Every call checks its sizes, and turns LAPACK's info into typed errors (errors.hpp).
 // Nothing here allocates: pivots and matrices are sized by the caller, once, outside
@@ -23,7 +24,8 @@ inline constexpr std::int64_t max_n = 2147483647;
 template <class T> void gesv(host_matrix<T>& a, std::vector<index_t>& ipiv, host_matrix<T>& b);
 template <class T> void getrf(host_matrix<T>& a, std::vector<index_t>& ipiv);
 template <class T> void getrs(const host_matrix<T>& lu, const std::vector<index_t>& ipiv, host_matrix<T>& b);
-// Cholesky, lower triangle (A = L L^T); the upper triangle is not referenced.
+// Cholesky, lower triangle (A = L L^T; A = L L^H, A Hermitian, for complex T); the upper
+// triangle is not referenced.
 template <class T> void posv(host_matrix<T>& a, host_matrix<T>& b);
 template <class T> void potrf(host_matrix<T>& a);
 template <class T> void potrs(const host_matrix<T>& l, host_matrix<T>& b);

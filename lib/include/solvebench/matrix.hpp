@@ -1,6 +1,7 @@
 // host_matrix<T>: an owning, column-major host matrix (leading dimension = rows).
 #pragma once
 
+#include <complex>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -47,11 +48,13 @@ std::uint64_t host_memory_available_bytes();
 // Throws out_of_memory("host", needed, available) when `needed_bytes` cannot fit.
 void require_host_memory(std::uint64_t needed_bytes);
 
-// Throws non_finite_input naming the first NaN/Inf entry of `m`.
+// Throws non_finite_input naming the first NaN/Inf entry of `m` (complex: either part).
 template <class T>
 void require_finite(const std::string& name, const host_matrix<T>& m);
 
 extern template class host_matrix<float>;
 extern template class host_matrix<double>;
+extern template class host_matrix<std::complex<float>>;
+extern template class host_matrix<std::complex<double>>;
 
 }  // namespace solvebench

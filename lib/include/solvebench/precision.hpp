@@ -1,8 +1,12 @@
-// Precision as data: the one place that maps float/double to LAPACK's letter. Backends
-// call precision-specific routines through one-line overloads on T* (lapackpp's way), so
-// their template bodies never branch on the type.
+// Precision as data: the one place that maps float, double, std::complex<float> and
+// std::complex<double> to LAPACK's letter and to their real type. Backends call
+// precision-specific routines through one-line overloads on T* (lapackpp's way), so their
+// template bodies never branch on the type.
 #pragma once
 
+#include <array>
+#include <complex>
+#include <cstddef>
 #include <string>
 #include <type_traits>
 
@@ -14,12 +18,46 @@ template <>
 struct precision<float> {
   static constexpr char letter = 's';
   static constexpr char upper = 'S';  // cuBLAS/cuSOLVER spell it in capitals: cublasSgetrfBatched
+  static constexpr bool is_complex = false;
+  using real = float;
+  using wide = double;  // what residuals accumulate in
 };
 template <>
 struct precision<double> {
   static constexpr char letter = 'd';
   static constexpr char upper = 'D';
+  static constexpr bool is_complex = false;
+  using real = double;
+  using wide = double;
 };
+template <>
+struct precision<std::complex<float>> {
+  static constexpr char letter = 'c';
+  static constexpr char upper = 'C';
+  static constexpr bool is_complex = true;
+  using real = float;
+  using wide = std::complex<double>;
+};
+template <>
+struct precision<std::complex<double>> {
+  static constexpr char letter = 'z';
+  static constexpr char upper = 'Z';
+  static constexpr bool is_complex = true;
+  using real = double;
+  using wide = std::complex<double>;
+};
+
+// True for std::complex<float|double>; false for anything else (no precision<T> needed).
+template <class T>
+inline constexpr bool is_complex_v = false;
+template <class R>
+inline constexpr bool is_complex_v<std::complex<R>> = true;
+
+// For the templates that only exist for real T (known solutions, prescribed condition,
+// batched and multi-process solvers): `template <class T, real_only<T> = 0>` makes a complex
+// use a compile error instead of a missing symbol.
+template <class T>
+using real_only = std::enable_if_t<!is_complex_v<T>, int>;
 
 // Routine names in messages: "LAPACKE_" 'd' "getrf", "cusolverDn" 'D' "potrfBatched".
 template <class T>
@@ -31,20 +69,54 @@ std::string nvidia_routine_name(const char* prefix, const char* op) {
   return std::string(prefix) + precision<T>::upper + op;
 }
 
-// Calls `f(tag<T>{})` for each precision named in `letters` ("d", "s"), in that order.
+// ---- the precisions, one list ----------------------------------------------------------
+
+template <class... Ts>
+struct precision_list {};
+// Every precision the library knows, in LAPACK's order; the letters below come from it.
+using all_precisions = precision_list<float, double, std::complex<float>, std::complex<double>>;
+// The subset for backends or families that have no complex routines.
+using real_precisions = precision_list<float, double>;
+
+template <class... Ts>
+constexpr std::array<char, sizeof...(Ts)> letters_of(precision_list<Ts...>) {
+  return {precision<Ts>::letter...};
+}
+inline constexpr auto precision_letters = letters_of(all_precisions{});  // s, d, c, z
+
+// Whether `text` names a precision ("s", "d", "c" or "z"): what the flag parser accepts.
+inline bool is_precision_letter(const std::string& text) {
+  for (char c : precision_letters)
+    if (text.size() == 1 && text[0] == c) return true;
+  return false;
+}
+// The accepted letters for messages: "s, d, c or z".
+inline std::string precision_letters_text() {
+  std::string out;
+  for (std::size_t k = 0; k < precision_letters.size(); ++k) {
+    if (k > 0) out += k + 1 == precision_letters.size() ? " or " : ", ";
+    out += precision_letters[k];
+  }
+  return out;
+}
+
+// Calls `f(tag<T>{})` for each precision named in `letters` ("d", "s", "z", ...), in that
+// order. `Set` narrows the types f is compiled for: a letter outside it is skipped, which is
+// how a backend without complex routines (say) passes `real_precisions{}` and has no rows
+// of them. Unknown letters are skipped too (the flag parser refuses them first).
 template <class T>
 struct tag {
   using type = T;
 };
-// The precisions rows can be asked for (--precisions), as letters and as text for messages.
-inline bool is_precision_letter(const std::string& p) { return p == "d" || p == "s"; }
-inline std::string precision_letters_text() { return "d, s"; }
-
-template <class Letters, class F>
-void for_each_precision(const Letters& letters, F&& f) {
-  for (const auto& p : letters) {
-    if (p == "d") f(tag<double>{});
-    if (p == "s") f(tag<float>{});
+template <class Letters, class F, class... Ts>
+void for_each_precision(const Letters& letters, F&& f, precision_list<Ts...> = {}) {
+  if constexpr (sizeof...(Ts) == 0) {
+    for_each_precision(letters, f, all_precisions{});
+  } else {
+    for (const auto& p : letters) {
+      const std::string name(p);
+      (..., (name.size() == 1 && name[0] == precision<Ts>::letter ? static_cast<void>(f(tag<Ts>{})) : void()));
+    }
   }
 }
 

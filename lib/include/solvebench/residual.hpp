@@ -1,6 +1,8 @@
-// The HPL scaled residual ||Ax - b||_inf / (eps (||A||_inf ||x||_inf + ||b||_inf) n), in double.
+// The HPL scaled residual ||Ax - b||_inf / (eps (||A||_inf ||x||_inf + ||b||_inf) n), in double
+// (std::complex<double> for complex T, with the norms taken over the moduli |a_ij|).
 #pragma once
 
+#include <complex>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -8,6 +10,7 @@
 
 #include "solvebench/host_device.hpp"
 #include "solvebench/matrix.hpp"
+#include "solvebench/precision.hpp"
 
 namespace solvebench {
 
@@ -15,10 +18,11 @@ namespace solvebench {
 inline constexpr double residual_threshold = 16.0;
 
 // eps of the working precision: the unit roundoff, as LAPACK's ?lamch('E') and HPL use
-// (2^-53 for double, 2^-24 for float).
+// (2^-53 for double and std::complex<double>, 2^-24 for float and std::complex<float>).
 template <class T>
 constexpr double unit_roundoff() {
-  return static_cast<double>(std::numeric_limits<T>::epsilon()) / 2.0;
+  using real = typename precision<T>::real;
+  return static_cast<double>(std::numeric_limits<real>::epsilon()) / 2.0;
 }
 
 // From the four norms; NaN or Inf anywhere gives +Inf, which fails the check. Written
@@ -35,8 +39,11 @@ SB_HOST_DEVICE inline double hpl_scaled_residual(double r_norm, double a_norm, d
 
 // Max |entry| of a vector, or +Inf if any entry is NaN or Inf: the norm every residual uses.
 double inf_norm(const std::vector<double>& v);
+// The same over the moduli |v_i|.
+double inf_norm(const std::vector<std::complex<double>>& v);
 
-// Worst column of B - A X, with A the original (unfactored) matrix. Accumulated in double.
+// Worst column of B - A X, with A the original (unfactored) matrix. Accumulated in double
+// (std::complex<double> for complex T).
 template <class T>
 double hpl_scaled_residual(const host_matrix<T>& a, const host_matrix<T>& x, const host_matrix<T>& b);
 

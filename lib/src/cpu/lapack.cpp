@@ -1,6 +1,10 @@
-// LAPACKE wrappers: size checks, info -> typed errors, no allocation.
+// LAPACKE wrappers (s, d, c, z): size checks, info -> typed errors, no allocation.
 #include "solvebench/lapack.hpp"
 
+#include <complex>
+// LAPACKE's complex types as std::complex (lapack.h allows it; the layout is Fortran's COMPLEX).
+#define lapack_complex_float std::complex<float>
+#define lapack_complex_double std::complex<double>
 #include <lapacke.h>
 
 #include <type_traits>
@@ -17,6 +21,12 @@ void dgemm_(const char*, const char*, const int*, const int*, const int*, const 
             const int*, const double*, const int*, const double*, double*, const int*);
 void sgemm_(const char*, const char*, const int*, const int*, const int*, const float*, const float*,
             const int*, const float*, const int*, const float*, float*, const int*);
+void zgemm_(const char*, const char*, const int*, const int*, const int*, const std::complex<double>*,
+            const std::complex<double>*, const int*, const std::complex<double>*, const int*,
+            const std::complex<double>*, std::complex<double>*, const int*);
+void cgemm_(const char*, const char*, const int*, const int*, const int*, const std::complex<float>*,
+            const std::complex<float>*, const int*, const std::complex<float>*, const int*,
+            const std::complex<float>*, std::complex<float>*, const int*);
 }
 
 namespace solvebench::lapack {
@@ -62,6 +72,46 @@ void xgemm(int m, int n, int k, const double* a, const double* b, double* c) {
 void xgemm(int m, int n, int k, const float* a, const float* b, float* c) {
   const float one = 1, zero = 0;
   sgemm_("N", "N", &m, &n, &k, &one, a, &m, b, &k, &zero, c, &m);
+}
+
+// Complex: the same calls with c/z; Cholesky on the lower triangle of a Hermitian matrix.
+using zcomplex = std::complex<double>;
+using ccomplex = std::complex<float>;
+lapack_int xgesv(lapack_int n, lapack_int k, zcomplex* a, lapack_int* p, zcomplex* b) {
+  return LAPACKE_zgesv(col, n, k, a, n, p, b, n);
+}
+lapack_int xgesv(lapack_int n, lapack_int k, ccomplex* a, lapack_int* p, ccomplex* b) {
+  return LAPACKE_cgesv(col, n, k, a, n, p, b, n);
+}
+lapack_int xgetrf(lapack_int n, zcomplex* a, lapack_int* p) { return LAPACKE_zgetrf(col, n, n, a, n, p); }
+lapack_int xgetrf(lapack_int n, ccomplex* a, lapack_int* p) { return LAPACKE_cgetrf(col, n, n, a, n, p); }
+lapack_int xgetrs(lapack_int n, lapack_int k, const zcomplex* a, const lapack_int* p, zcomplex* b) {
+  return LAPACKE_zgetrs(col, 'N', n, k, a, n, p, b, n);
+}
+lapack_int xgetrs(lapack_int n, lapack_int k, const ccomplex* a, const lapack_int* p, ccomplex* b) {
+  return LAPACKE_cgetrs(col, 'N', n, k, a, n, p, b, n);
+}
+lapack_int xposv(lapack_int n, lapack_int k, zcomplex* a, zcomplex* b) {
+  return LAPACKE_zposv(col, 'L', n, k, a, n, b, n);
+}
+lapack_int xposv(lapack_int n, lapack_int k, ccomplex* a, ccomplex* b) {
+  return LAPACKE_cposv(col, 'L', n, k, a, n, b, n);
+}
+lapack_int xpotrf(lapack_int n, zcomplex* a) { return LAPACKE_zpotrf(col, 'L', n, a, n); }
+lapack_int xpotrf(lapack_int n, ccomplex* a) { return LAPACKE_cpotrf(col, 'L', n, a, n); }
+lapack_int xpotrs(lapack_int n, lapack_int k, const zcomplex* a, zcomplex* b) {
+  return LAPACKE_zpotrs(col, 'L', n, k, a, n, b, n);
+}
+lapack_int xpotrs(lapack_int n, lapack_int k, const ccomplex* a, ccomplex* b) {
+  return LAPACKE_cpotrs(col, 'L', n, k, a, n, b, n);
+}
+void xgemm(int m, int n, int k, const zcomplex* a, const zcomplex* b, zcomplex* c) {
+  const zcomplex one = 1, zero = 0;
+  zgemm_("N", "N", &m, &n, &k, &one, a, &m, b, &k, &zero, c, &m);
+}
+void xgemm(int m, int n, int k, const ccomplex* a, const ccomplex* b, ccomplex* c) {
+  const ccomplex one = 1, zero = 0;
+  cgemm_("N", "N", &m, &n, &k, &one, a, &m, b, &k, &zero, c, &m);
 }
 
 index_t to_index(const std::string& what, std::int64_t v) {
@@ -173,6 +223,8 @@ index_t dsgesv_solver::solve(host_matrix<double>& a, const host_matrix<double>& 
   template void gemm(const host_matrix<T>&, const host_matrix<T>&, host_matrix<T>&);
 SB_INSTANTIATE(float)
 SB_INSTANTIATE(double)
+SB_INSTANTIATE(std::complex<float>)
+SB_INSTANTIATE(std::complex<double>)
 #undef SB_INSTANTIATE
 
 }  // namespace solvebench::lapack

@@ -164,4 +164,10 @@ template class device_buffer<double*>;
 template class pinned_buffer<float>;
 template class pinned_buffer<double>;
 
+// Complex precisions (c, z): their matrices, and the std::complex<double> residual vectors.
+template class device_buffer<std::complex<float>>;
+template class device_buffer<std::complex<double>>;
+template class pinned_buffer<std::complex<float>>;
+template class pinned_buffer<std::complex<double>>;
+
 }  // namespace solvebench::cuda

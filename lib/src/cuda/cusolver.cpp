@@ -1,5 +1,7 @@
-// cuSOLVER/cuBLAS calls: workspace once, info read after the fact, typed errors.
+// cuSOLVER/cuBLAS calls (s, d, c, z): workspace once, info read after the fact, typed errors.
 #include "solvebench/cusolver.hpp"
+
+#include <complex>
 
 #include "solvebench/errors.hpp"
 #include "solvebench/precision.hpp"
@@ -7,8 +9,13 @@
 namespace solvebench::cuda {
 namespace {
 
+using zcomplex = std::complex<double>;
+using ccomplex = std::complex<float>;
+
 constexpr cudaDataType data_type(const double*) { return CUDA_R_64F; }
 constexpr cudaDataType data_type(const float*) { return CUDA_R_32F; }
+constexpr cudaDataType data_type(const zcomplex*) { return CUDA_C_64F; }
+constexpr cudaDataType data_type(const ccomplex*) { return CUDA_C_32F; }
 template <class T>
 constexpr cudaDataType data_type() {
   return data_type(static_cast<const T*>(nullptr));
@@ -62,10 +69,72 @@ cublasStatus_t gemm64(cublasHandle_t h, std::int64_t n, const float* a, const fl
   return cublasSgemm_64(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, a, n, b, n, &zero, c, n);
 }
 
+// Complex: std::complex<R> has cuComplex's layout (two Rs), so the pointers are reinterpreted.
+// Cholesky is on the lower triangle of a Hermitian matrix.
+cuDoubleComplex* cu(zcomplex* p) { return reinterpret_cast<cuDoubleComplex*>(p); }
+const cuDoubleComplex* cu(const zcomplex* p) { return reinterpret_cast<const cuDoubleComplex*>(p); }
+cuComplex* cu(ccomplex* p) { return reinterpret_cast<cuComplex*>(p); }
+const cuComplex* cu(const ccomplex* p) { return reinterpret_cast<const cuComplex*>(p); }
+cusolverStatus_t getrf_work(handle h, int n, const zcomplex*, int* lwork) {
+  return cusolverDnZgetrf_bufferSize(h, n, n, nullptr, n, lwork);
+}
+cusolverStatus_t getrf_work(handle h, int n, const ccomplex*, int* lwork) {
+  return cusolverDnCgetrf_bufferSize(h, n, n, nullptr, n, lwork);
+}
+cusolverStatus_t getrf(handle h, int n, zcomplex* a, void* w, int* p, int* info) {
+  return cusolverDnZgetrf(h, n, n, cu(a), n, static_cast<cuDoubleComplex*>(w), p, info);
+}
+cusolverStatus_t getrf(handle h, int n, ccomplex* a, void* w, int* p, int* info) {
+  return cusolverDnCgetrf(h, n, n, cu(a), n, static_cast<cuComplex*>(w), p, info);
+}
+cusolverStatus_t getrs(handle h, int n, int k, const zcomplex* a, const int* p, zcomplex* b, int* info) {
+  return cusolverDnZgetrs(h, CUBLAS_OP_N, n, k, cu(a), n, p, cu(b), n, info);
+}
+cusolverStatus_t getrs(handle h, int n, int k, const ccomplex* a, const int* p, ccomplex* b, int* info) {
+  return cusolverDnCgetrs(h, CUBLAS_OP_N, n, k, cu(a), n, p, cu(b), n, info);
+}
+cusolverStatus_t potrf_work(handle h, int n, const zcomplex*, int* lwork) {
+  return cusolverDnZpotrf_bufferSize(h, lower, n, nullptr, n, lwork);
+}
+cusolverStatus_t potrf_work(handle h, int n, const ccomplex*, int* lwork) {
+  return cusolverDnCpotrf_bufferSize(h, lower, n, nullptr, n, lwork);
+}
+cusolverStatus_t potrf(handle h, int n, zcomplex* a, void* w, int lwork, int* info) {
+  return cusolverDnZpotrf(h, lower, n, cu(a), n, static_cast<cuDoubleComplex*>(w), lwork, info);
+}
+cusolverStatus_t potrf(handle h, int n, ccomplex* a, void* w, int lwork, int* info) {
+  return cusolverDnCpotrf(h, lower, n, cu(a), n, static_cast<cuComplex*>(w), lwork, info);
+}
+cusolverStatus_t potrs(handle h, int n, int k, const zcomplex* a, zcomplex* b, int* info) {
+  return cusolverDnZpotrs(h, lower, n, k, cu(a), n, cu(b), n, info);
+}
+cusolverStatus_t potrs(handle h, int n, int k, const ccomplex* a, ccomplex* b, int* info) {
+  return cusolverDnCpotrs(h, lower, n, k, cu(a), n, cu(b), n, info);
+}
+cublasStatus_t gemm64(cublasHandle_t h, std::int64_t n, const zcomplex* a, const zcomplex* b, zcomplex* c) {
+  const cuDoubleComplex one{1, 0}, zero{0, 0};
+  return cublasZgemm_64(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, cu(a), n, cu(b), n, &zero, cu(c), n);
+}
+cublasStatus_t gemm64(cublasHandle_t h, std::int64_t n, const ccomplex* a, const ccomplex* b, ccomplex* c) {
+  const cuComplex one{1, 0}, zero{0, 0};
+  return cublasCgemm_64(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, cu(a), n, cu(b), n, &zero, cu(c), n);
+}
+
+// The generic API's type in messages: cusolverDnXgetrf<double>, cusolverDnXgetrf<complex<float>>.
+template <class T>
+const char* type_text() {
+  switch (precision<T>::letter) {
+    case 's': return "float";
+    case 'd': return "double";
+    case 'c': return "complex<float>";
+    default: return "complex<double>";
+  }
+}
+
 template <class T>
 std::string routine(const char* generic, const char* legacy_op, cusolver_api api) {
   if (api == cusolver_api::generic64)
-    return std::string("cusolverDn") + generic + (precision<T>::letter == 'd' ? "<double>" : "<float>");
+    return std::string("cusolverDn") + generic + "<" + type_text<T>() + ">";
   return nvidia_routine_name<T>("cusolverDn", legacy_op);
 }
 
@@ -217,11 +286,14 @@ void gemm(const context& ctx, std::int64_t n, const T* a, const T* b, T* c) {
   SB_CUBLAS_CHECK(gemm64(ctx.blas(), n, a, b, c));
 }
 
-template class lu_solver<float>;
-template class lu_solver<double>;
-template class cholesky_solver<float>;
-template class cholesky_solver<double>;
-template void gemm(const context&, std::int64_t, const float*, const float*, float*);
-template void gemm(const context&, std::int64_t, const double*, const double*, double*);
+#define SB_INSTANTIATE(T)             \
+  template class lu_solver<T>;        \
+  template class cholesky_solver<T>;  \
+  template void gemm(const context&, std::int64_t, const T*, const T*, T*);
+SB_INSTANTIATE(float)
+SB_INSTANTIATE(double)
+SB_INSTANTIATE(std::complex<float>)
+SB_INSTANTIATE(std::complex<double>)
+#undef SB_INSTANTIATE
 
 }  // namespace solvebench::cuda

@@ -2,6 +2,7 @@
 #include "solvebench/cuda_errors.hpp"
 #include "solvebench/device_code.hpp"
 #include "solvebench/device_generate.hpp"
+#include "device_scalar.hpp"
 
 namespace solvebench::cuda {
 namespace {
@@ -11,22 +12,23 @@ constexpr std::int64_t max_grid_y = 65535;
 
 unsigned grid_for(std::int64_t count) { return static_cast<unsigned>((count + threads - 1) / threads); }
 
-template <class T>
-__global__ void matrix_columns_kernel(T* a, std::int64_t lda, matrix_kind kind, std::uint64_t key, std::int64_t n,
+// S is the stored type (detail::device_t<T>: T itself, or a pair of reals for complex T).
+template <class S>
+__global__ void matrix_columns_kernel(S* a, std::int64_t lda, matrix_kind kind, std::uint64_t key, std::int64_t n,
                                       std::int64_t first_col, std::int64_t cols) {
   const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
   for (std::int64_t c = blockIdx.y; c < cols; c += gridDim.y)
-    a[c * lda + i] = static_cast<T>(matrix_entry(kind, key, n, i, first_col + c));
+    a[c * lda + i] = detail::matrix_entry_as<S>(kind, key, n, i, first_col + c);
 }
 
-template <class T>
-__global__ void rhs_kernel(T* b, std::int64_t ldb, std::int64_t n, std::int64_t first_col, std::int64_t cols,
+template <class S>
+__global__ void rhs_kernel(S* b, std::int64_t ldb, std::int64_t n, std::int64_t first_col, std::int64_t cols,
                            std::uint64_t key) {
   const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
   for (std::int64_t c = blockIdx.y; c < cols; c += gridDim.y)
-    b[c * ldb + i] = static_cast<T>(rhs_entry(key, n, i, first_col + c));
+    b[c * ldb + i] = detail::rhs_entry_as<S>(key, n, i, first_col + c);
 }
 
 // One grid row per system: entries k = j*n + i of system s with seed + s.
@@ -80,12 +82,12 @@ template <class T>
 void generate_matrix_columns(T* a, std::int64_t lda, matrix_kind kind, std::uint64_t seed, std::int64_t n,
                              std::int64_t first_col, std::int64_t cols, cudaStream_t stream) {
   if (cols <= 0) return;
-  matrix_columns_kernel<<<grid2d(n, cols), threads, 0, stream>>>(a, lda, kind, rng::matrix_key(seed), n, first_col,
-                                                                  cols);
+  matrix_columns_kernel<<<grid2d(n, cols), threads, 0, stream>>>(detail::device_ptr(a), lda, kind,
+                                                                  rng::matrix_key(seed), n, first_col, cols);
   SB_CUDA_CHECK(cudaGetLastError());
 }
 
-template <class T>
+template <class T, real_only<T>>
 void generate_conditioned_columns(T* a, std::int64_t lda, const conditioned_spec& spec, std::int64_t first_col,
                                   std::int64_t cols, cudaStream_t stream) {
   if (cols <= 0) return;
@@ -103,18 +105,19 @@ template <class T>
 void generate_rhs_columns(T* b, std::int64_t ldb, std::uint64_t seed, std::int64_t n, std::int64_t first_col,
                           std::int64_t cols, cudaStream_t stream) {
   if (cols <= 0) return;
-  rhs_kernel<<<grid2d(n, cols), threads, 0, stream>>>(b, ldb, n, first_col, cols, rng::rhs_key(seed));
+  rhs_kernel<<<grid2d(n, cols), threads, 0, stream>>>(detail::device_ptr(b), ldb, n, first_col, cols,
+                                                      rng::rhs_key(seed));
   SB_CUDA_CHECK(cudaGetLastError());
 }
 
-template <class T>
+template <class T, real_only<T>>
 void generate_matrix_batch(T* a, matrix_kind kind, std::int64_t n, std::int64_t count, std::uint64_t seed,
                            cudaStream_t stream) {
   matrix_batch_kernel<<<grid2d(n * n, count), threads, 0, stream>>>(a, kind, n, count, seed);
   SB_CUDA_CHECK(cudaGetLastError());
 }
 
-template <class T>
+template <class T, real_only<T>>
 void generate_rhs_batch(T* b, std::int64_t n, std::int64_t count, std::uint64_t seed, cudaStream_t stream) {
   rhs_batch_kernel<<<grid2d(n, count), threads, 0, stream>>>(b, n, count, seed);
   SB_CUDA_CHECK(cudaGetLastError());
@@ -123,16 +126,22 @@ void generate_rhs_batch(T* b, std::int64_t n, std::int64_t count, std::uint64_t 
 #define SB_INSTANTIATE(T)                                                                                          \
   template void generate_matrix_columns(T*, std::int64_t, matrix_kind, std::uint64_t, std::int64_t, std::int64_t, \
                                         std::int64_t, cudaStream_t);                                               \
-  template void generate_conditioned_columns(T*, std::int64_t, const conditioned_spec&, std::int64_t, std::int64_t, \
-                                             cudaStream_t);                                                         \
   template void generate_rhs(T*, std::int64_t, std::int64_t, std::uint64_t, cudaStream_t);                        \
   template void generate_rhs_columns(T*, std::int64_t, std::uint64_t, std::int64_t, std::int64_t, std::int64_t,   \
-                                     cudaStream_t);                                                               \
-  template void generate_matrix_batch(T*, matrix_kind, std::int64_t, std::int64_t, std::uint64_t, cudaStream_t);  \
+                                     cudaStream_t);
+#define SB_INSTANTIATE_REAL(T)                                                                                      \
+  template void generate_conditioned_columns(T*, std::int64_t, const conditioned_spec&, std::int64_t, std::int64_t, \
+                                             cudaStream_t);                                                         \
+  template void generate_matrix_batch(T*, matrix_kind, std::int64_t, std::int64_t, std::uint64_t, cudaStream_t);   \
   template void generate_rhs_batch(T*, std::int64_t, std::int64_t, std::uint64_t, cudaStream_t);
 SB_INSTANTIATE(float)
 SB_INSTANTIATE(double)
+SB_INSTANTIATE(std::complex<float>)
+SB_INSTANTIATE(std::complex<double>)
+SB_INSTANTIATE_REAL(float)
+SB_INSTANTIATE_REAL(double)
 #undef SB_INSTANTIATE
+#undef SB_INSTANTIATE_REAL
 
 const void* detail::a_generator_kernel() noexcept { return reinterpret_cast<const void*>(&rhs_kernel<double>); }
 

@@ -79,7 +79,7 @@ __global__ void error_norms_kernel(const T* x_hat, const T* x_true, std::int64_t
 
 }  // namespace
 
-template <class T>
+template <class T, real_only<T>>
 void generate_known_solution(T* x, std::int64_t n, std::int64_t nrhs, std::uint64_t seed, cudaStream_t stream) {
   if (n <= 0 || nrhs <= 0) return;
   const dim3 grid(blocks_for(n), static_cast<unsigned>(std::min<std::int64_t>(nrhs, 65535)));
@@ -87,7 +87,7 @@ void generate_known_solution(T* x, std::int64_t n, std::int64_t nrhs, std::uint6
   SB_CUDA_CHECK(cudaGetLastError());
 }
 
-template <class T>
+template <class T, real_only<T>>
 void rhs_from_solution(const T* a, std::int64_t lda, const T* x, T* b, std::int64_t n, std::int64_t nrhs,
                        cudaStream_t stream) {
   if (n <= 0 || nrhs <= 0) return;
@@ -104,7 +104,7 @@ void rhs_from_solution(const T* a, std::int64_t lda, const T* x, T* b, std::int6
   SB_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
-template <class T>
+template <class T, real_only<T>>
 double forward_error(const T* x_hat, const T* x_true, std::int64_t n, std::int64_t nrhs, cudaStream_t stream) {
   if (n <= 0 || nrhs <= 0) return 0.0;
   const unsigned blocks = std::min(blocks_for(n), max_error_blocks);

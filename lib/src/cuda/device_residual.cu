@@ -1,4 +1,5 @@
-// Device-side residuals: A is read (or regenerated) once on the GPU, in double.
+// Device-side residuals: A is read (or regenerated) once on the GPU, in double (a pair of
+// doubles for complex T).
 #include <algorithm>
 #include <cmath>
 #include <type_traits>
@@ -9,6 +10,7 @@
 #include "solvebench/device_code.hpp"
 #include "solvebench/device_residual.hpp"
 #include "solvebench/residual.hpp"
+#include "device_scalar.hpp"
 
 namespace solvebench::cuda {
 namespace {
@@ -16,43 +18,69 @@ namespace {
 constexpr int threads = 256;
 constexpr std::int64_t col_chunk = 256;  // columns per block: enough blocks to fill the GPU
 
-// Reads a stored column block, or regenerates entries, behind one interface.
-template <class T>
+using detail::complex_pair;
+using detail::device_ptr;
+using detail::device_t;
+
+// Arithmetic on the widened entries: double, or a pair of doubles for complex T.
+__device__ double widen(double v) { return v; }
+__device__ double widen(float v) { return static_cast<double>(v); }
+template <class R>
+__device__ complex_pair<double> widen(complex_pair<R> v) {
+  return {static_cast<double>(v.re), static_cast<double>(v.im)};
+}
+__device__ void add_product(double& sum, double a, double x) { sum += a * x; }
+__device__ void add_product(complex_pair<double>& sum, complex_pair<double> a, complex_pair<double> x) {
+  sum.re += a.re * x.re - a.im * x.im;
+  sum.im += a.re * x.im + a.im * x.re;
+}
+__device__ double modulus(double a) { return fabs(a); }
+__device__ double modulus(complex_pair<double> a) { return hypot(a.re, a.im); }
+__device__ void atomic_add(double* p, double v) { atomicAdd(p, v); }
+__device__ void atomic_add(complex_pair<double>* p, complex_pair<double> v) {
+  atomicAdd(&p->re, v.re);
+  atomicAdd(&p->im, v.im);
+}
+
+// Reads a stored column block, or regenerates entries, behind one interface (S: the stored type).
+template <class S>
 struct stored_columns {
-  const T* a;
+  const S* a;
   std::int64_t lda;
-  __device__ double operator()(std::int64_t i, std::int64_t c) const { return static_cast<double>(a[c * lda + i]); }
+  __device__ auto operator()(std::int64_t i, std::int64_t c) const { return widen(a[c * lda + i]); }
 };
-template <class T>
+template <class S>
 struct generated_columns {
   matrix_kind kind;
   std::uint64_t key;
   std::int64_t n, first_col;
-  __device__ double operator()(std::int64_t i, std::int64_t c) const {
-    return static_cast<double>(static_cast<T>(matrix_entry(kind, key, n, i, first_col + c)));
+  __device__ auto operator()(std::int64_t i, std::int64_t c) const {
+    return widen(detail::matrix_entry_as<S>(kind, key, n, i, first_col + c));
   }
 };
 
-template <class Entries>
+// W: double, or complex_pair<double>.
+template <class Entries, class W>
 __global__ void accumulate_ax_kernel(Entries entry, std::int64_t n, std::int64_t first_col, std::int64_t cols,
-                                     const double* x, double* ax, double* abs_rows) {
+                                     const W* x, W* ax, double* abs_rows) {
   const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const std::int64_t c0 = static_cast<std::int64_t>(blockIdx.y) * col_chunk;
   const std::int64_t c1 = c0 + col_chunk < cols ? c0 + col_chunk : cols;
-  double sum = 0, abs_sum = 0;
+  W sum{};
+  double abs_sum = 0;
   for (std::int64_t c = c0; c < c1; ++c) {
-    const double aij = entry(i, c);
-    sum += aij * x[first_col + c];
-    abs_sum += fabs(aij);
+    const W aij = entry(i, c);
+    add_product(sum, aij, x[first_col + c]);
+    abs_sum += modulus(aij);
   }
-  atomicAdd(ax + i, sum);
+  atomic_add(ax + i, sum);
   if (abs_rows) atomicAdd(abs_rows + i, abs_sum);
 }
 
-template <class Entries>
-void launch_accumulate(Entries entry, std::int64_t n, std::int64_t first_col, std::int64_t cols, const double* x,
-                       double* ax, double* abs_rows, cudaStream_t stream) {
+template <class Entries, class W>
+void launch_accumulate(Entries entry, std::int64_t n, std::int64_t first_col, std::int64_t cols, const W* x, W* ax,
+                       double* abs_rows, cudaStream_t stream) {
   if (cols <= 0) return;
   const dim3 grid(static_cast<unsigned>((n + threads - 1) / threads),
                   static_cast<unsigned>((cols + col_chunk - 1) / col_chunk));
@@ -61,11 +89,14 @@ void launch_accumulate(Entries entry, std::int64_t n, std::int64_t first_col, st
 }
 
 template <class T>
-std::vector<double> column_to_host(const T* d, std::int64_t n, std::int64_t col, cudaStream_t stream) {
+using wide_t = typename precision<T>::wide;
+
+template <class T>
+std::vector<wide_t<T>> column_to_host(const T* d, std::int64_t n, std::int64_t col, cudaStream_t stream) {
   std::vector<T> h(static_cast<std::size_t>(n));
   SB_CUDA_CHECK(cudaMemcpyAsync(h.data(), d + col * n, h.size() * sizeof(T), cudaMemcpyDeviceToHost, stream));
   SB_CUDA_CHECK(cudaStreamSynchronize(stream));
-  return std::vector<double>(h.begin(), h.end());
+  return std::vector<wide_t<T>>(h.begin(), h.end());
 }
 
 // Block-wide max of non-negative values (NaN propagates as +Inf via the caller's checks).
@@ -121,31 +152,41 @@ __global__ void batched_residual_kernel(const T* a, const T* x, const T* b, std:
 
 template <class T>
 void accumulate_ax(const T* a_cols, std::int64_t lda, std::int64_t n, std::int64_t first_col, std::int64_t cols,
-                   const double* x, double* ax, double* abs_rows, cudaStream_t stream) {
-  launch_accumulate(stored_columns<T>{a_cols, lda}, n, first_col, cols, x, ax, abs_rows, stream);
+                   const wide_t<T>* x, wide_t<T>* ax, double* abs_rows, cudaStream_t stream) {
+  launch_accumulate(stored_columns<device_t<T>>{device_ptr(a_cols), lda}, n, first_col, cols, device_ptr(x),
+                    device_ptr(ax), abs_rows, stream);
 }
 
 template <class T>
 void accumulate_ax_generated(matrix_kind kind, std::uint64_t seed, std::int64_t n, std::int64_t first_col,
-                             std::int64_t cols, const double* x, double* ax, double* abs_rows, cudaStream_t stream) {
-  launch_accumulate(generated_columns<T>{kind, rng::matrix_key(seed), n, first_col}, n, first_col, cols, x, ax,
-                    abs_rows, stream);
+                             std::int64_t cols, const wide_t<T>* x, wide_t<T>* ax, double* abs_rows,
+                             cudaStream_t stream) {
+  launch_accumulate(generated_columns<device_t<T>>{kind, rng::matrix_key(seed), n, first_col}, n, first_col, cols,
+                    device_ptr(x), device_ptr(ax), abs_rows, stream);
 }
 
-template <class T>
-double hpl_scaled_residual(const T* a, const T* x, const T* b, std::int64_t n, std::int64_t nrhs,
-                           cudaStream_t stream) {
+namespace {
+
+// The worst column's HPL scaled residual, A X accumulated on the device by `accumulate` (from
+// stored or regenerated entries), B's column j given by `b_column`; only vectors of length n
+// cross to the host.
+template <class T, class Accumulate, class BColumn>
+double worst_column_residual(const T* x, std::int64_t n, std::int64_t nrhs, cudaStream_t stream, Accumulate&& accumulate,
+                             BColumn&& b_column) {
+  using W = wide_t<T>;
   const auto un = static_cast<std::size_t>(n);
-  device_buffer<double> d_x(un), d_ax(un), d_abs(un);
-  std::vector<double> ax(un), abs_rows(un);
+  device_buffer<W> d_x(un), d_ax(un);
+  device_buffer<double> d_abs(un);
+  std::vector<W> ax(un);
+  std::vector<double> abs_rows(un);
   double worst = 0;
   for (std::int64_t col = 0; col < nrhs; ++col) {
-    const std::vector<double> xc = column_to_host(x, n, col, stream), bc = column_to_host(b, n, col, stream);
-    SB_CUDA_CHECK(cudaMemcpyAsync(d_x.data(), xc.data(), un * sizeof(double), cudaMemcpyHostToDevice, stream));
-    SB_CUDA_CHECK(cudaMemsetAsync(d_ax.data(), 0, un * sizeof(double), stream));
+    const std::vector<W> xc = column_to_host(x, n, col, stream), bc = b_column(col);
+    SB_CUDA_CHECK(cudaMemcpyAsync(d_x.data(), xc.data(), un * sizeof(W), cudaMemcpyHostToDevice, stream));
+    SB_CUDA_CHECK(cudaMemsetAsync(d_ax.data(), 0, un * sizeof(W), stream));
     if (col == 0) SB_CUDA_CHECK(cudaMemsetAsync(d_abs.data(), 0, un * sizeof(double), stream));
-    accumulate_ax(a, n, n, 0, n, d_x.data(), d_ax.data(), col == 0 ? d_abs.data() : nullptr, stream);
-    SB_CUDA_CHECK(cudaMemcpyAsync(ax.data(), d_ax.data(), un * sizeof(double), cudaMemcpyDeviceToHost, stream));
+    accumulate(d_x.data(), d_ax.data(), col == 0 ? d_abs.data() : nullptr);
+    SB_CUDA_CHECK(cudaMemcpyAsync(ax.data(), d_ax.data(), un * sizeof(W), cudaMemcpyDeviceToHost, stream));
     if (col == 0)
       SB_CUDA_CHECK(cudaMemcpyAsync(abs_rows.data(), d_abs.data(), un * sizeof(double), cudaMemcpyDeviceToHost, stream));
     SB_CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -157,22 +198,51 @@ double hpl_scaled_residual(const T* a, const T* x, const T* b, std::int64_t n, s
   return worst;
 }
 
+}  // namespace
+
+template <class T>
+double hpl_scaled_residual(const T* a, const T* x, const T* b, std::int64_t n, std::int64_t nrhs,
+                           cudaStream_t stream) {
+  return worst_column_residual(
+      x, n, nrhs, stream,
+      [&](const wide_t<T>* dx, wide_t<T>* dax, double* dabs) { accumulate_ax(a, n, n, 0, n, dx, dax, dabs, stream); },
+      [&](std::int64_t col) { return column_to_host(b, n, col, stream); });
+}
+
+template <class T>
+double hpl_scaled_residual_generated(matrix_kind kind, std::uint64_t seed, const T* x, std::int64_t n, std::int64_t nrhs,
+                                     cudaStream_t stream) {
+  const host_matrix<T> b = generate_rhs<T>(n, nrhs, seed);
+  return worst_column_residual(
+      x, n, nrhs, stream,
+      [&](const wide_t<T>* dx, wide_t<T>* dax, double* dabs) {
+        accumulate_ax_generated<T>(kind, seed, n, 0, n, dx, dax, dabs, stream);
+      },
+      [&](std::int64_t col) {
+        const T* c = b.data() + col * n;
+        return std::vector<wide_t<T>>(c, c + n);
+      });
+}
+
 template <class T>
 double gemm_scaled_residual(const T* a, const T* b, const T* c, std::int64_t n, cudaStream_t stream) {
+  using W = wide_t<T>;
   const auto un = static_cast<std::size_t>(n);
-  std::vector<double> v(un);
-  for (std::size_t k = 0; k < un; ++k) v[k] = rng::uniform01(rng::rhs_key(7), k);  // as on the host
-  device_buffer<double> d_v(un), d_bv(un), d_abv(un), d_cv(un), d_a_rows(un), d_b_rows(un);
-  SB_CUDA_CHECK(cudaMemcpyAsync(d_v.data(), v.data(), un * sizeof(double), cudaMemcpyHostToDevice, stream));
-  for (auto* d : {&d_bv, &d_abv, &d_cv, &d_a_rows, &d_b_rows})
-    SB_CUDA_CHECK(cudaMemsetAsync(d->data(), 0, un * sizeof(double), stream));
+  std::vector<W> v(un);  // real entries for complex T too
+  for (std::size_t k = 0; k < un; ++k) v[k] = W(rng::uniform01(rng::rhs_key(7), k));  // as on the host
+  device_buffer<W> d_v(un), d_bv(un), d_abv(un), d_cv(un);
+  device_buffer<double> d_a_rows(un), d_b_rows(un);
+  SB_CUDA_CHECK(cudaMemcpyAsync(d_v.data(), v.data(), un * sizeof(W), cudaMemcpyHostToDevice, stream));
+  for (auto* d : {&d_bv, &d_abv, &d_cv}) SB_CUDA_CHECK(cudaMemsetAsync(d->data(), 0, un * sizeof(W), stream));
+  for (auto* d : {&d_a_rows, &d_b_rows}) SB_CUDA_CHECK(cudaMemsetAsync(d->data(), 0, un * sizeof(double), stream));
   accumulate_ax(b, n, n, 0, n, d_v.data(), d_bv.data(), d_b_rows.data(), stream);
   accumulate_ax(a, n, n, 0, n, d_bv.data(), d_abv.data(), d_a_rows.data(), stream);
   accumulate_ax(c, n, n, 0, n, d_v.data(), d_cv.data(), nullptr, stream);
-  std::vector<double> abv(un), cv(un), a_rows(un), b_rows(un);
-  const std::pair<std::vector<double>*, device_buffer<double>*> back[] = {
-      {&abv, &d_abv}, {&cv, &d_cv}, {&a_rows, &d_a_rows}, {&b_rows, &d_b_rows}};
-  for (const auto& [h, d] : back)
+  std::vector<W> abv(un), cv(un);
+  std::vector<double> a_rows(un), b_rows(un);
+  for (const auto& [h, d] : {std::pair{&abv, &d_abv}, std::pair{&cv, &d_cv}})
+    SB_CUDA_CHECK(cudaMemcpyAsync(h->data(), d->data(), un * sizeof(W), cudaMemcpyDeviceToHost, stream));
+  for (const auto& [h, d] : {std::pair{&a_rows, &d_a_rows}, std::pair{&b_rows, &d_b_rows}})
     SB_CUDA_CHECK(cudaMemcpyAsync(h->data(), d->data(), un * sizeof(double), cudaMemcpyDeviceToHost, stream));
   SB_CUDA_CHECK(cudaStreamSynchronize(stream));
   for (std::size_t i = 0; i < un; ++i) cv[i] -= abv[i];
@@ -180,7 +250,7 @@ double gemm_scaled_residual(const T* a, const T* b, const T* c, std::int64_t n, 
                                          unit_roundoff<T>());
 }
 
-template <class T>
+template <class T, real_only<T>>
 batch_residual batched_hpl_scaled_residual(const T* a, const T* x, const T* b, std::int64_t n, std::int64_t count,
                                            cudaStream_t stream) {
   device_buffer<double> d_resid(static_cast<std::size_t>(count));
@@ -198,17 +268,23 @@ batch_residual batched_hpl_scaled_residual(const T* a, const T* x, const T* b, s
 }
 
 #define SB_INSTANTIATE(T)                                                                                         \
-  template void accumulate_ax(const T*, std::int64_t, std::int64_t, std::int64_t, std::int64_t, const double*,    \
-                              double*, double*, cudaStream_t);                                                    \
+  template void accumulate_ax(const T*, std::int64_t, std::int64_t, std::int64_t, std::int64_t, const wide_t<T>*, \
+                              wide_t<T>*, double*, cudaStream_t);                                                 \
   template void accumulate_ax_generated<T>(matrix_kind, std::uint64_t, std::int64_t, std::int64_t, std::int64_t,  \
-                                           const double*, double*, double*, cudaStream_t);                        \
+                                           const wide_t<T>*, wide_t<T>*, double*, cudaStream_t);                  \
   template double hpl_scaled_residual(const T*, const T*, const T*, std::int64_t, std::int64_t, cudaStream_t);    \
-  template double gemm_scaled_residual(const T*, const T*, const T*, std::int64_t, cudaStream_t);                 \
-  template batch_residual batched_hpl_scaled_residual(const T*, const T*, const T*, std::int64_t, std::int64_t,   \
-                                                      cudaStream_t);
+  template double hpl_scaled_residual_generated(matrix_kind, std::uint64_t, const T*, std::int64_t, std::int64_t,     \
+                                                cudaStream_t);                                                         \
+  template double gemm_scaled_residual(const T*, const T*, const T*, std::int64_t, cudaStream_t);
 SB_INSTANTIATE(float)
 SB_INSTANTIATE(double)
+SB_INSTANTIATE(std::complex<float>)
+SB_INSTANTIATE(std::complex<double>)
 #undef SB_INSTANTIATE
+template batch_residual batched_hpl_scaled_residual(const float*, const float*, const float*, std::int64_t,
+                                                    std::int64_t, cudaStream_t);
+template batch_residual batched_hpl_scaled_residual(const double*, const double*, const double*, std::int64_t,
+                                                    std::int64_t, cudaStream_t);
 
 const void* detail::a_residual_kernel() noexcept {
   return reinterpret_cast<const void*>(&batched_residual_kernel<double>);

@@ -164,13 +164,59 @@ irs_result irs_solver::outcome() const {
 void irs_solver::diagnose(double* scratch, const double* a) const {
   SB_CUDA_CHECK(cudaMemcpyAsync(scratch, a, static_cast<std::size_t>(n_ * n_) * sizeof(double),
                                 cudaMemcpyDeviceToDevice, ctx_.stream()));
+  diagnose_in_place(scratch);
+}
+
+void irs_solver::diagnose_in_place(double* a) const {
   lu_solver<double> lu(ctx_, n_, 1);
-  lu.factor(scratch);
+  lu.factor(a);
   try {
     lu.check_info();
   } catch (const singular_matrix& e) {
     throw singular_matrix(routine(opt_) + " did not converge; fp64 LU of A", e.pivot());
   }
+}
+
+namespace {
+
+struct irs_limit {
+  int major, minor;          // cuSOLVER's version (cusolverGetProperty)
+  factor_precision lowest;
+  std::int64_t largest_n;    // the largest n that solved; the next one failed
+};
+// Measured on an H200 (tools/device/h200.sh irs-limit): bisection between a solve that passed
+// and one that failed, each in a fresh process.
+constexpr irs_limit measured_limits[] = {
+    {12, 0, factor_precision::fp32, 46339}, {12, 0, factor_precision::tf32, 46339},
+    {12, 0, factor_precision::fp16, 46339}, {12, 0, factor_precision::bf16, 46339},
+};
+
+int property(libraryPropertyType type) {
+  int value = 0;
+  SB_CUSOLVER_CHECK(cusolverGetProperty(type, &value));
+  return value;
+}
+
+}  // namespace
+
+std::string cusolver_version_text() {
+  return std::to_string(property(MAJOR_VERSION)) + "." + std::to_string(property(MINOR_VERSION)) + "." +
+         std::to_string(property(PATCH_LEVEL));
+}
+
+std::optional<std::int64_t> irs_largest_n(const irs_options& opt) {
+  const int major = property(MAJOR_VERSION), minor = property(MINOR_VERSION);
+  for (const auto& l : measured_limits)
+    if (l.major == major && l.minor == minor && l.lowest == opt.lowest) return l.largest_n;
+  return std::nullopt;
+}
+
+void require_irs_supported(std::int64_t n, const irs_options& opt) {
+  const auto largest = irs_largest_n(opt);
+  if (largest && n > *largest)
+    throw beyond_limit(std::string(op_name(opt.lowest)) + " (cuSOLVER iterative refinement) at n = " + std::to_string(n) +
+                       ": cuSOLVER " + cusolver_version_text() + " fails beyond n = " + std::to_string(*largest) +
+                       " (measured); not run");
 }
 
 void irs_solver::check_info() const {
