@@ -7,6 +7,7 @@ target_sources(solvebench PRIVATE
   src/cuda/cusolver.cpp
   src/cuda/cusolver_batched.cpp
   src/cuda/cusolver_mg.cpp
+  src/cuda/cusolver_mg_context.cpp
   src/cuda/iterative_refinement.cpp
   src/cuda/nvml.cpp
   src/cuda/gpu_row_monitor.cpp

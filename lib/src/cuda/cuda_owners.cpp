@@ -5,10 +5,43 @@
 
 namespace solvebench::cuda {
 
+namespace {
+// For the deleters: with `device` current, then the previous device again; failures are logged.
+template <class F>
+void with_device_noexcept(int device, F&& f) noexcept {
+  int previous = 0;
+  SB_CUDA_CHECK_NOEXCEPT(cudaGetDevice(&previous));
+  SB_CUDA_CHECK_NOEXCEPT(cudaSetDevice(device));
+  f();
+  SB_CUDA_CHECK_NOEXCEPT(cudaSetDevice(previous));
+}
+}  // namespace
+
+scoped_device::scoped_device(int device) {
+  SB_CUDA_CHECK(cudaGetDevice(&previous_));
+  SB_CUDA_CHECK(cudaSetDevice(device));
+}
+
+scoped_device::~scoped_device() { SB_CUDA_CHECK_NOEXCEPT(cudaSetDevice(previous_)); }
+
 stream::stream() {
   cudaStream_t s{};
   SB_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  s_ = decltype(s_)(s);
+  s_ = decltype(s_)(s, destroy{-1});
+}
+
+stream::stream(int device) {
+  scoped_device on(device);
+  cudaStream_t s{};
+  SB_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  s_ = decltype(s_)(s, destroy{device});
+}
+
+void stream::destroy::operator()(cudaStream_t s) const noexcept {
+  if (device < 0)
+    SB_CUDA_CHECK_NOEXCEPT(cudaStreamDestroy(s));
+  else
+    with_device_noexcept(device, [s] { SB_CUDA_CHECK_NOEXCEPT(cudaStreamDestroy(s)); });
 }
 
 void stream::synchronize() const { SB_CUDA_CHECK(cudaStreamSynchronize(get())); }
@@ -28,35 +61,34 @@ double seconds_between(const event& earlier, const event& later) {
   return static_cast<double>(ms) * 1e-3;
 }
 
-template <class T>
-device_buffer<T>::device_buffer(std::size_t count) : n_(count) {
-  if (count == 0) return;
+namespace memory {
+
+void* device::allocate(std::size_t bytes) const {
   void* p = nullptr;
-  SB_CUDA_CHECK(cudaMalloc(&p, count * sizeof(T)));
-  p_ = static_cast<T*>(p);
+  SB_CUDA_CHECK(cudaMalloc(&p, bytes));
+  return p;
 }
 
-template <class T>
-void device_buffer<T>::release() noexcept {
-  if (p_) SB_CUDA_CHECK_NOEXCEPT(cudaFree(p_));
-  p_ = nullptr;
-  n_ = 0;
+void device::operator()(void* p) const noexcept { SB_CUDA_CHECK_NOEXCEPT(cudaFree(p)); }
+
+void* on_device::allocate(std::size_t bytes) const {
+  scoped_device on(id);
+  return device{}.allocate(bytes);
 }
 
-template <class T>
-pinned_buffer<T>::pinned_buffer(std::size_t count) : n_(count) {
-  if (count == 0) return;
+void on_device::operator()(void* p) const noexcept {
+  with_device_noexcept(id, [p] { SB_CUDA_CHECK_NOEXCEPT(cudaFree(p)); });
+}
+
+void* pinned_host::allocate(std::size_t bytes) const {
   void* p = nullptr;
-  SB_CUDA_CHECK(cudaMallocHost(&p, count * sizeof(T)));
-  p_ = static_cast<T*>(p);
+  SB_CUDA_CHECK(cudaMallocHost(&p, bytes));
+  return p;
 }
 
-template <class T>
-void pinned_buffer<T>::release() noexcept {
-  if (p_) SB_CUDA_CHECK_NOEXCEPT(cudaFreeHost(p_));
-  p_ = nullptr;
-  n_ = 0;
-}
+void pinned_host::operator()(void* p) const noexcept { SB_CUDA_CHECK_NOEXCEPT(cudaFreeHost(p)); }
+
+}  // namespace memory
 
 cusolver_handle::cusolver_handle(cudaStream_t s) {
   cusolverDnHandle_t h{};
@@ -153,15 +185,5 @@ bool context_is_broken() noexcept {
   if (status == cudaSuccess) cudaFree(probe);
   return status != cudaSuccess && status != cudaErrorMemoryAllocation;
 }
-
-template class device_buffer<float>;
-template class device_buffer<double>;
-template class device_buffer<int>;
-template class device_buffer<std::int64_t>;
-template class device_buffer<std::byte>;
-template class device_buffer<float*>;
-template class device_buffer<double*>;
-template class pinned_buffer<float>;
-template class pinned_buffer<double>;
 
 }  // namespace solvebench::cuda
