@@ -54,7 +54,7 @@ cusolverStatus_t destroy_matrix_desc(void* desc) noexcept;
 }  // namespace detail
 
 using mg_handle = unique_handle<cusolverMgContext*, detail::destroy_handle>;
-using grid_handle = unique_handle<void*, detail::destroy_grid>;          // cudaLibMgGrid_t
+using grid_handle = unique_handle<void*, detail::destroy_grid>;         // cudaLibMgGrid_t
 using matrix_desc = unique_handle<void*, detail::destroy_matrix_desc>;  // cudaLibMgMatrixDesc_t
 
 // One cusolverMg handle with `devices` selected, peer access enabled between them, a 1 x G device
