@@ -203,7 +203,9 @@ device_memory memory_info();
 // Throws out_of_memory("GPU", needed, free) when `needed_bytes` does not fit in free memory.
 void require_device_memory(std::uint64_t needed_bytes);
 
-// Key/value facts for the JSON context: name, SMs, memory, clocks, versions, capability.
+// Key/value facts for the JSON context: name, SMs, memory, clocks, versions, capability, and the
+// theoretical peaks (gpu_peak_fp64_GFLOPs, gpu_peak_fp32_GFLOPs, gpu_peak_fp16_tensor_GFLOPs,
+// gpu_peak_basis: see gpu_peak.hpp).
 std::vector<std::pair<std::string, std::string>> device_facts(int device);
 
 // After a CUDA error: true when the context is unusable (a sticky error such as an illegal

@@ -3,6 +3,8 @@
 
 #include <cusolver_common.h>
 
+#include "solvebench/gpu_peak.hpp"
+
 namespace solvebench::cuda {
 
 namespace {
@@ -162,12 +164,13 @@ std::vector<std::pair<std::string, std::string>> device_facts(int device) {
   SB_CUSOLVER_CHECK(cusolverGetProperty(PATCH_LEVEL, &solver_patch));
   SB_CUBLAS_CHECK(cublasGetProperty(MAJOR_VERSION, &cublas_version));
   const auto version = [](int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); };
-  return {
+  const int sm_count = attr(cudaDevAttrMultiProcessorCount), sm_clock_khz = attr(cudaDevAttrClockRate);
+  std::vector<std::pair<std::string, std::string>> facts = {
       {"gpu_name", prop.name},
       {"gpu_compute_capability", std::to_string(prop.major) + "." + std::to_string(prop.minor)},
-      {"gpu_sm_count", std::to_string(attr(cudaDevAttrMultiProcessorCount))},
+      {"gpu_sm_count", std::to_string(sm_count)},
       {"gpu_memory_bytes", std::to_string(prop.totalGlobalMem)},
-      {"gpu_sm_clock_khz", std::to_string(attr(cudaDevAttrClockRate))},
+      {"gpu_sm_clock_khz", std::to_string(sm_clock_khz)},
       {"gpu_memory_clock_khz", std::to_string(attr(cudaDevAttrMemoryClockRate))},
       {"gpu_memory_bus_bits", std::to_string(attr(cudaDevAttrGlobalMemoryBusWidth))},
       {"cuda_driver_version", version(driver)},
@@ -176,6 +179,10 @@ std::vector<std::pair<std::string, std::string>> device_facts(int device) {
                                std::to_string(solver_patch)},
       {"cublas_major_version", std::to_string(cublas_version)},
   };
+  // cudaDevAttrClockRate is the maximum SM clock: the peak's clock.
+  for (auto& f : gpu_peak_facts(theoretical_gpu_peak(prop.major, prop.minor, sm_count, sm_clock_khz * 1e-3)))
+    facts.push_back(std::move(f));
+  return facts;
 }
 
 bool context_is_broken() noexcept {
