@@ -7,8 +7,10 @@ target_sources(solvebench PRIVATE
   src/cuda/cusolver.cpp
   src/cuda/cusolver_batched.cpp
   src/cuda/cusolver_mg.cpp
+  src/cuda/cusolver_mg_context.cpp
   src/cuda/iterative_refinement.cpp
   src/cuda/nvml.cpp
+  src/cuda/nvml_loader.cpp
   src/cuda/gpu_row_monitor.cpp
   src/cuda/device_generate.cu
   src/cuda/device_known_solution.cu
@@ -28,5 +30,5 @@ else()
   set(_sb_cusolver_mg solvebench_cusolverMg)
 endif()
 target_link_libraries(solvebench PUBLIC CUDA::cudart CUDA::cublas CUDA::cusolver ${_sb_cusolver_mg})
-# NVML is dlopen'd (src/cuda/nvml.cpp), never linked: libnvidia-ml ships with the driver, and a
+# NVML is dlopen'd (src/cuda/nvml_loader.cpp), never linked: libnvidia-ml ships with the driver, and a
 # binary linked to it would not start where there is none (CI).

@@ -1,11 +1,14 @@
 // A stand-in for libnvidia-ml.so.1, so the NVML reader's present-driver paths run where there is
 // no driver: two GPUs (buses 0x0a, 0x0b) joined by four NVLinks, the second with two more links
-// to an NVSwitch, no SM clock and no energy counter. It exports the clock-event reasons only
-// under their pre-12.2 name, so the reader's fallback to it is what these tests exercise.
+// to an NVSwitch and no SM clock, energy counter, capped time or clock samples. It exports the
+// clock-event reasons only under their pre-12.2 name, so the reader's fallback to it is what
+// these tests exercise. A test plants capped time and SM clock samples on the first GPU through
+// fake_nvml_plant_capped and fake_nvml_plant_clock_sample.
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstring>
+#include <vector>
 
 namespace {
 
@@ -18,6 +21,18 @@ unsigned long long energy_mj = 1000000;
 
 bool first(const fake_device* d) { return d == &devices[0]; }
 
+// The first GPU's capped time per NVML_PERF_POLICY_* (0-5, 10, 11), ns since the "driver loaded":
+// not zero, so a reader that reports the counter instead of its change is caught.
+unsigned long long capped_ns[12] = {5000000000ull, 7000000, 0, 0, 9000000000ull, 0, 0, 0, 0, 0,
+                                    14007000000ull, 300000000ull};
+bool policy_exists(int p) { return (p >= 0 && p <= 5) || p == 10 || p == 11; }
+
+struct clock_sample {
+  unsigned long long time_us;
+  unsigned mhz;
+};
+std::vector<clock_sample> clock_samples = {{1000, 1980}, {1001, 1980}};
+
 struct process_info {  // nvmlProcessInfo_t
   unsigned pid;
   unsigned long long used_gpu_memory;
@@ -28,6 +43,17 @@ struct pci_info {  // nvmlPciInfo_t
   unsigned domain, bus, device, pci_device_id, pci_subsystem_id;
   char bus_id[32];
 };
+struct violation_time {  // nvmlViolationTime_t
+  unsigned long long reference_time_us, violation_time_ns;
+};
+struct sample {  // nvmlSample_t, its value an unsigned int here (NVML_VALUE_TYPE_UNSIGNED_INT)
+  unsigned long long time_stamp;
+  union {
+    double d;
+    unsigned ui;
+    unsigned long long ull;
+  } value;
+};
 
 }  // namespace
 
@@ -35,6 +61,15 @@ extern "C" {
 
 // Tests read this to see that each session shut down what it initialised, once.
 int fake_nvml_open_sessions() { return sessions; }
+
+// The first GPU spent `ns` more capped by `policy` (and so below its application clocks).
+void fake_nvml_plant_capped(int policy, unsigned long long ns) {
+  if (!policy_exists(policy)) return;
+  capped_ns[policy] += ns;
+  if (policy <= 5) capped_ns[10] += ns;
+}
+// The driver of the first GPU took one more SM clock sample, 1 us after the one before.
+void fake_nvml_plant_clock_sample(unsigned mhz) { clock_samples.push_back({clock_samples.back().time_us + 1, mhz}); }
 
 int nvmlInit_v2() {
   ++sessions;
@@ -94,6 +129,34 @@ int nvmlDeviceGetTotalEnergyConsumption(fake_device* d, unsigned long long* mj) 
   if (!first(d)) return 3;
   energy_mj += 2500;  // each reading 2.5 J after the one before
   *mj = energy_mj;
+  return 0;
+}
+int nvmlDeviceGetViolationStatus(fake_device* d, int policy, violation_time* t) {
+  if (!first(d)) return 3;
+  if (!policy_exists(policy)) return 2;
+  *t = {clock_samples.back().time_us, capped_ns[policy]};
+  return 0;
+}
+int nvmlDeviceGetSamples(fake_device* d, int type, unsigned long long last_seen_us, int* value_type, unsigned* count,
+                         sample* samples) {
+  if (!first(d)) return 3;
+  if (type != 5) return 2;  // only NVML_PROCESSOR_CLK_SAMPLES is ever asked for
+  std::vector<clock_sample> newer;
+  for (const auto& c : clock_samples)
+    if (c.time_us > last_seen_us) newer.push_back(c);
+  if (newer.empty()) return 6;  // NVML_ERROR_NOT_FOUND, as the driver answers
+  *value_type = 1;
+  if (!samples) {
+    *count = static_cast<unsigned>(newer.size());
+    return 0;
+  }
+  if (*count < newer.size()) return 7;
+  for (std::size_t i = 0; i < newer.size(); ++i) {
+    samples[i].time_stamp = newer[i].time_us;
+    samples[i].value.ull = 0;
+    samples[i].value.ui = newer[i].mhz;
+  }
+  *count = static_cast<unsigned>(newer.size());
   return 0;
 }
 int nvmlDeviceGetMaxPcieLinkGeneration(fake_device* d, unsigned* v) { *v = first(d) ? 5 : 4; return 0; }

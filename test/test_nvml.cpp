@@ -9,6 +9,7 @@
 #include <iostream>
 #include <map>
 #include <random>
+#include <thread>
 #include <vector>
 
 #include "gpu_test.hpp"
@@ -65,7 +66,7 @@ TEST(NvmlAbsent, NoDriverOnThisMachineIsSaidOnce) {
 // ---- formulas -------------------------------------------------------------------------------
 
 TEST(NvmlFormulas, PcieBandwidthPerGeneration) {
-  EXPECT_DOUBLE_EQ(nvml::pcie_GBps(1, 16), 4.0);   // 2.5 GT/s x 8/10 x 16 / 8
+  EXPECT_DOUBLE_EQ(nvml::pcie_GBps(1, 16), 4.0);  // 2.5 GT/s x 8/10 x 16 / 8
   EXPECT_DOUBLE_EQ(nvml::pcie_GBps(2, 16), 8.0);
   EXPECT_DOUBLE_EQ(nvml::pcie_GBps(3, 16), 8.0 * 128 / 130 * 2);
   EXPECT_DOUBLE_EQ(nvml::pcie_GBps(4, 16), 16.0 * 128 / 130 * 2);
@@ -110,15 +111,34 @@ TEST(NvmlFormulas, PciBusIdsCompareAsAddresses) {
 
 class FakeNvml : public ::testing::Test {
  protected:
-  static int open_sessions() {
+  // A function of the fake, which a session has loaded by then.
+  template <class F>
+  static F* fake(const char* name) {
     void* lib = dlopen(SB_FAKE_NVML, RTLD_NOW | RTLD_NOLOAD);
-    if (!lib) return -1;
-    auto count = reinterpret_cast<int (*)()>(dlsym(lib, "fake_nvml_open_sessions"));
-    const int n = count ? count() : -1;
-    dlclose(lib);
-    return n;
+    if (!lib) return nullptr;
+    auto* fn = reinterpret_cast<F*>(dlsym(lib, name));
+    dlclose(lib);  // NOLOAD took one more reference; the session holds the library open
+    return fn;
+  }
+  static int open_sessions() {
+    auto* count = fake<int()>("fake_nvml_open_sessions");
+    return count ? count() : -1;
+  }
+  static void plant_capped(nvml::perf_policy policy, double ms) {
+    auto* plant = fake<void(int, unsigned long long)>("fake_nvml_plant_capped");
+    ASSERT_TRUE(plant);
+    plant(static_cast<int>(policy), static_cast<unsigned long long>(ms * 1e6));
+  }
+  static void plant_clock_sample(unsigned mhz) {
+    auto* plant = fake<void(unsigned)>("fake_nvml_plant_clock_sample");
+    ASSERT_TRUE(plant);
+    plant(mhz);
   }
 };
+
+const char* const capped_counters[] = {
+    "capped_power_ms",           "capped_thermal_ms",     "capped_sync_boost_ms",       "capped_board_limit_ms",
+    "capped_low_utilization_ms", "capped_reliability_ms", "capped_below_app_clocks_ms", "capped_below_base_clocks_ms"};
 
 TEST_F(FakeNvml, SessionInitialisesAndShutsDownOnce) {
   {
@@ -127,7 +147,7 @@ TEST_F(FakeNvml, SessionInitialisesAndShutsDownOnce) {
     EXPECT_EQ(open_sessions(), 1);
     nvml::session b(std::move(a));
     EXPECT_EQ(open_sessions(), 1);  // moved, not initialised again
-    EXPECT_FALSE(a.available());   // NOLINT(bugprone-use-after-move): the moved-from state is the point
+    EXPECT_FALSE(a.available());    // NOLINT(bugprone-use-after-move): the moved-from state is the point
     {
       nvml::session c(SB_FAKE_NVML);
       EXPECT_EQ(open_sessions(), 2);
@@ -149,6 +169,9 @@ TEST_F(FakeNvml, SampleReadsEveryCounter) {
   EXPECT_EQ(first.sm_clock_mhz, 1980u);
   EXPECT_EQ(first.clocks_event_reasons, nvml::clocks_event::sw_power_cap);  // through the pre-12.2 name
   EXPECT_EQ(first.other_processes, 2u);  // three on the device, one of them this test
+  for (const auto& t : first.capped_ns) EXPECT_TRUE(t);
+  ASSERT_TRUE(first.capped_ns[0]);
+  EXPECT_GE(*first.capped_ns[0], 5000000000u);  // power: 5 s since the fake's driver loaded
   ASSERT_TRUE(first.energy_mj);
   const nvml::gpu_sample second = s.sample(*d);
   ASSERT_TRUE(second.energy_mj);
@@ -164,9 +187,14 @@ TEST_F(FakeNvml, MissingCountersSayWhy) {
   EXPECT_FALSE(sample.energy_mj);
   EXPECT_EQ(sample.other_processes, 0u);
   EXPECT_EQ(sample.clocks_event_reasons, nvml::clocks_event::gpu_idle);
-  EXPECT_EQ(sample.missing, (std::vector<std::string>{"SM clock not readable: Not Supported (3)",
-                                                      "total energy counter not supported on this GPU: Not Supported (3)"}));
+  for (const auto& t : sample.capped_ns) EXPECT_FALSE(t);
+  EXPECT_EQ(sample.missing,
+            (std::vector<std::string>{"SM clock not readable: Not Supported (3)",
+                                      "total energy counter not supported on this GPU: Not Supported (3)",
+                                      "capped time not readable: Not Supported (3)"}));
   std::string why;
+  EXPECT_FALSE(s.sm_clock_samples(*d, 0, &why));
+  EXPECT_EQ(why, "SM clock samples not readable: Not Supported (3)");
   EXPECT_FALSE(s.device_by_bus_id("0000:99:00.0", &why));
   EXPECT_EQ(why, "NVML has no device at PCI bus id 0000:99:00.0: Not Found (6)");
 }
@@ -218,8 +246,48 @@ TEST_F(FakeNvml, RowMonitorCounters) {
   EXPECT_EQ(p.count("J/solve"), 0u);
   EXPECT_EQ(p.count("sm_clock_start_MHz"), 0u);
   EXPECT_EQ(p.at("other_processes"), 0);
+  EXPECT_EQ(p.count("capped_power_ms"), 0u);
+  EXPECT_EQ(p.count("sm_clock_mean_MHz"), 0u);
   EXPECT_EQ(partial->unavailable_reason(),
-            "SM clock not readable: Not Supported (3); total energy counter not supported on this GPU: Not Supported (3)");
+            "SM clock not readable: Not Supported (3); total energy counter not supported on this GPU: Not Supported "
+            "(3); capped time not readable: Not Supported (3); SM clock samples not readable: Not Supported (3)");
+}
+
+TEST_F(FakeNvml, RowMonitorCountsTheTimeCappedDuringTheLoop) {
+  auto monitor = nvml::make_gpu_row_monitor(nvml::session(SB_FAKE_NVML), "0000:0a:00.0");
+  plant_capped(nvml::perf_policy::power, 3);  // before the loop: not counted
+  plant_clock_sample(1400);
+  monitor->begin();
+  plant_capped(nvml::perf_policy::power, 25);
+  plant_capped(nvml::perf_policy::thermal, 5);
+  plant_clock_sample(1500);
+  plant_clock_sample(1700);
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  monitor->end();
+  const auto c = as_map(monitor->counters(1e10, 5));
+  EXPECT_EQ(monitor->unavailable_reason(), "");
+  EXPECT_DOUBLE_EQ(c.at("capped_power_ms"), 25);
+  EXPECT_DOUBLE_EQ(c.at("capped_thermal_ms"), 5);
+  EXPECT_DOUBLE_EQ(c.at("capped_below_app_clocks_ms"), 30);  // the sum over the limiters
+  for (const char* name : {"capped_sync_boost_ms", "capped_board_limit_ms", "capped_low_utilization_ms",
+                           "capped_reliability_ms", "capped_below_base_clocks_ms"})
+    EXPECT_EQ(c.at(name), 0) << name;
+  EXPECT_GE(c.at("loop_ms"), 30);
+  EXPECT_LT(c.at("loop_ms"), 30000);                  // milliseconds, not microseconds
+  EXPECT_DOUBLE_EQ(c.at("sm_clock_mean_MHz"), 1600);  // the two samples of the loop, not the 1400 before it
+  EXPECT_EQ(c.at("sm_clock_start_MHz"), 1980);
+}
+
+TEST_F(FakeNvml, RowMonitorWithNothingCappedCountsZero) {
+  auto monitor = nvml::make_gpu_row_monitor(nvml::session(SB_FAKE_NVML), "0000:0a:00.0");
+  plant_capped(nvml::perf_policy::power, 40);  // before the loop
+  monitor->begin();
+  monitor->end();
+  const auto c = as_map(monitor->counters(1e10, 5));
+  EXPECT_EQ(monitor->unavailable_reason(), "");
+  for (const char* name : capped_counters) EXPECT_EQ(c.at(name), 0) << name;
+  EXPECT_GE(c.at("loop_ms"), 0);
+  EXPECT_EQ(c.count("sm_clock_mean_MHz"), 0u);  // no sample was taken during the loop
 }
 
 // ---- a real GPU -----------------------------------------------------------------------------
@@ -324,6 +392,18 @@ TEST_F(NvmlOnGpu, RowMonitorAroundAGemmLoop) {
   EXPECT_GT(c.at("sm_clock_end_MHz"), 0);
   EXPECT_EQ(c.count("throttle_start"), 1u);
   EXPECT_EQ(c.count("other_processes"), 1u);
+  // Capped time, within the loop's wall time (ns would read a million times too large).
+  ASSERT_EQ(c.count("loop_ms"), 1u);
+  EXPECT_GT(c.at("loop_ms"), 400);  // about 0.5 s of dgemm
+  for (const char* name : capped_counters) {
+    ASSERT_EQ(c.count(name), 1u) << name;
+    EXPECT_GE(c.at(name), 0) << name;
+    EXPECT_LE(c.at(name), c.at("loop_ms") + 1000) << name;
+  }
+  if (c.count("sm_clock_mean_MHz")) {  // only when the driver sampled the clock during the loop
+    EXPECT_GT(c.at("sm_clock_mean_MHz"), 0.25 * c.at("sm_clock_start_MHz"));
+    EXPECT_LT(c.at("sm_clock_mean_MHz"), 4 * c.at("sm_clock_start_MHz"));
+  }
   EXPECT_GT(c.at("J/solve"), 0);
   // fp64 GEMM on a datacenter GPU: tens of GFLOP/J (an H200: ~60 TFLOP/s at ~700 W).
   EXPECT_GT(c.at("GFLOP/J"), 1);

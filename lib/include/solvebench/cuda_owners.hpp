@@ -9,7 +9,9 @@
 #include <complex>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -46,15 +48,21 @@ class unique_handle {
   Handle h_{};
 };
 
-// A non-blocking stream: work on it does not serialise with the legacy default stream.
+// A non-blocking stream (work on it does not serialise with the legacy default stream), made on
+// the current device or on a given one (multi-GPU work) and destroyed with that device current.
 class stream {
  public:
   stream();
+  explicit stream(int device);
   cudaStream_t get() const noexcept { return s_.get(); }
   void synchronize() const;
 
  private:
-  unique_handle<cudaStream_t, cudaStreamDestroy> s_;
+  struct destroy {
+    int device;  // -1: the device current at destruction
+    void operator()(cudaStream_t s) const noexcept;
+  };
+  std::unique_ptr<std::remove_pointer_t<cudaStream_t>, destroy> s_;
 };
 
 class event {
@@ -81,63 +89,73 @@ class event_timer {
   event start_, stop_;
 };
 
-// Typed device memory: cudaMalloc once, cudaFree on destruction. No zero-fill.
-template <class T>
-class device_buffer {
+// ---- memory: one owner, one space type per memory space ---------------------------------
+//
+// As cuda-api-wrappers does (src/cuda/api/unique_ptr.hpp): a std::unique_ptr whose deleter is the
+// memory space, which also allocates. The deleters never throw: a failed free is logged.
+namespace memory {
+
+// Device memory of the current device (cudaMalloc, cudaFree).
+struct device {
+  void* allocate(std::size_t bytes) const;
+  void operator()(void* p) const noexcept;
+};
+// Device memory of one given device, for multi-GPU work: allocated and freed with `id` current
+// (the current device is restored).
+struct on_device {
+  int id = 0;
+  void* allocate(std::size_t bytes) const;
+  void operator()(void* p) const noexcept;
+};
+// Page-locked host memory (cudaMallocHost, cudaFreeHost): what fast, truly asynchronous copies need.
+struct pinned_host {
+  void* allocate(std::size_t bytes) const;
+  void operator()(void* p) const noexcept;
+};
+
+// `count` elements of T in one memory space, uninitialised; nothing allocated for count 0.
+// Move-only: the moved-from buffer is empty.
+template <class T, class Space>
+class unique_buffer {
  public:
-  device_buffer() = default;
-  explicit device_buffer(std::size_t count);
-  device_buffer(device_buffer&& other) noexcept
-      : p_(std::exchange(other.p_, nullptr)), n_(std::exchange(other.n_, 0)) {}
-  device_buffer& operator=(device_buffer&& other) noexcept {
-    if (this != &other) {
-      release();
-      p_ = std::exchange(other.p_, nullptr);
-      n_ = std::exchange(other.n_, 0);
-    }
+  unique_buffer() = default;
+  explicit unique_buffer(std::size_t count, Space space = {})
+      : p_(count ? static_cast<T*>(space.allocate(count * sizeof(T))) : nullptr, space), n_(count) {}
+  unique_buffer(unique_buffer&& other) noexcept : p_(std::move(other.p_)), n_(std::exchange(other.n_, 0)) {}
+  unique_buffer& operator=(unique_buffer&& other) noexcept {
+    p_ = std::move(other.p_);
+    n_ = std::exchange(other.n_, 0);
     return *this;
   }
-  device_buffer(const device_buffer&) = delete;
-  device_buffer& operator=(const device_buffer&) = delete;
-  ~device_buffer() { release(); }
 
-  T* data() const noexcept { return p_; }
+  T* data() const noexcept { return p_.get(); }
   std::size_t size() const noexcept { return n_; }
   std::size_t size_bytes() const noexcept { return n_ * sizeof(T); }
 
  private:
-  void release() noexcept;
-  T* p_ = nullptr;
+  std::unique_ptr<T, Space> p_;
   std::size_t n_ = 0;
 };
 
-// Page-locked host memory (cudaMallocHost): what fast, truly asynchronous copies need.
-template <class T>
-class pinned_buffer {
- public:
-  pinned_buffer() = default;
-  explicit pinned_buffer(std::size_t count);
-  pinned_buffer(pinned_buffer&& other) noexcept
-      : p_(std::exchange(other.p_, nullptr)), n_(std::exchange(other.n_, 0)) {}
-  pinned_buffer& operator=(pinned_buffer&& other) noexcept {
-    if (this != &other) {
-      release();
-      p_ = std::exchange(other.p_, nullptr);
-      n_ = std::exchange(other.n_, 0);
-    }
-    return *this;
-  }
-  pinned_buffer(const pinned_buffer&) = delete;
-  pinned_buffer& operator=(const pinned_buffer&) = delete;
-  ~pinned_buffer() { release(); }
+}  // namespace memory
 
-  T* data() const noexcept { return p_; }
-  std::size_t size() const noexcept { return n_; }
+template <class T>
+using device_buffer = memory::unique_buffer<T, memory::device>;
+template <class T>
+using device_buffer_on = memory::unique_buffer<T, memory::on_device>;  // device_buffer_on<T>(n, {id})
+template <class T>
+using pinned_buffer = memory::unique_buffer<T, memory::pinned_host>;
+
+// Makes `device` current for its lifetime and restores the previous one after.
+class scoped_device {
+ public:
+  explicit scoped_device(int device);
+  ~scoped_device();
+  scoped_device(const scoped_device&) = delete;
+  scoped_device& operator=(const scoped_device&) = delete;
 
  private:
-  void release() noexcept;
-  T* p_ = nullptr;
-  std::size_t n_ = 0;
+  int previous_ = 0;
 };
 
 // cuSOLVER dense handle, bound to a stream for its whole life.
@@ -186,27 +204,13 @@ device_memory memory_info();
 // Throws out_of_memory("GPU", needed, free) when `needed_bytes` does not fit in free memory.
 void require_device_memory(std::uint64_t needed_bytes);
 
-// Key/value facts for the JSON context: name, SMs, memory, clocks, versions, capability.
+// Key/value facts for the JSON context: name, SMs, memory, clocks, versions, capability, and the
+// theoretical peaks (gpu_peak_fp64_GFLOPs, gpu_peak_fp32_GFLOPs, gpu_peak_fp16_tensor_GFLOPs,
+// gpu_peak_basis: see gpu_peak.hpp).
 std::vector<std::pair<std::string, std::string>> device_facts(int device);
 
 // After a CUDA error: true when the context is unusable (a sticky error such as an illegal
 // address), so no further GPU work can succeed in this process.
 bool context_is_broken() noexcept;
-
-extern template class device_buffer<float>;
-extern template class device_buffer<double>;
-extern template class device_buffer<int>;
-extern template class device_buffer<std::int64_t>;
-extern template class device_buffer<std::byte>;
-extern template class device_buffer<float*>;
-extern template class device_buffer<double*>;
-extern template class pinned_buffer<float>;
-extern template class pinned_buffer<double>;
-
-// Complex precisions (c, z): their matrices, and the std::complex<double> residual vectors.
-extern template class device_buffer<std::complex<float>>;
-extern template class device_buffer<std::complex<double>>;
-extern template class pinned_buffer<std::complex<float>>;
-extern template class pinned_buffer<std::complex<double>>;
 
 }  // namespace solvebench::cuda

@@ -1,9 +1,14 @@
 // Multi-GPU backend: cusolverMg LU (getrf + getrs) and Cholesky (potrf + potrs) over the GPUs of
 // one host, A spread over them in 1-D column block-cyclic tiles and never held whole anywhere.
 //
+// Three parts: the layout (cusolver_mg_layout.hpp: the tile rule and which device holds which
+// column; no CUDA), the context (cusolver_mg_context.hpp: devices, handle, grid, streams), and
+// here the distributed matrix, the memory check and the solver.
+//
 // cusolverMg is deprecated in CUDA 13 (every entry point is [[deprecated]]; the successor is
-// cuSOLVERMp, see docs/multi-gpu.md). This header does not include <cusolverMg.h>: only
-// lib/src/cuda/cusolver_mg.cpp sees those declarations, so -Werror holds everywhere else.
+// cuSOLVERMp, see docs/multi-gpu.md). These headers do not include <cusolverMg.h>: only
+// lib/src/cuda/cusolver_mg.cpp and cusolver_mg_context.cpp see those declarations, so -Werror
+// holds everywhere else.
 //
 // Timing: the Mg calls block the host and run on streams of their own, so factor() and solve()
 // return only after every device has synchronised. Time them with a host clock; CUDA events on
@@ -21,172 +26,14 @@
 #include <vector>
 
 #include "solvebench/cuda_owners.hpp"
+#include "solvebench/cusolver_mg_context.hpp"
+#include "solvebench/cusolver_mg_layout.hpp"
 #include "solvebench/errors.hpp"
 #include "solvebench/generate.hpp"
 
-struct cusolverMgContext;  // what cusolverMgHandle_t points to
-
 namespace solvebench::cuda::mg {
 
-// ---- the tile rule -------------------------------------------------------------------------
-
-// The largest column tile cusolverMg accepts: the cuSOLVER documentation states "tile size TA
-// must be less or equal to 512" for cusolverMgGetrf, and a tile of 1024 gets
-// CUSOLVER_STATUS_INVALID_VALUE (measured at n = 16384). Applied to every routine here.
-inline constexpr std::int64_t max_tile = 512;
-
-// Throws invalid_argument unless 1 <= tile <= max_tile, before cuSOLVER is called.
-void check_tile(std::int64_t tile);
-
-// ---- the layout ----------------------------------------------------------------------------
-
-// 1-D column block-cyclic over G devices, as cusolverMg stores a matrix: global column block b
-// (columns [b*tile, b*tile + tile)) lives on device position b % G as that device's local block
-// b / G; a device's blocks are contiguous, leading dimension = the row count. The last block
-// may be short. "Device position" p is the index into the context's device list.
-class column_layout {
- public:
-  column_layout(std::int64_t cols, std::int64_t tile, int devices);
-
-  std::int64_t cols() const noexcept { return cols_; }
-  std::int64_t tile() const noexcept { return tile_; }
-  int devices() const noexcept { return devices_; }
-  std::int64_t blocks() const noexcept { return (cols_ + tile_ - 1) / tile_; }
-
-  int owner(std::int64_t col) const noexcept;
-  std::int64_t local_col(std::int64_t col) const noexcept;
-  std::int64_t local_blocks(int p) const noexcept;
-  std::int64_t local_cols(int p) const noexcept;  // real columns held by position p
-  // Columns allocated on position p: whole tiles, as NVIDIA's own cusolverMg examples allocate
-  // them, so the library never reaches past an allocation in a short last block.
-  std::int64_t allocated_cols(int p) const noexcept { return local_blocks(p) * tile_; }
-
-  struct block {
-    std::int64_t first_col, cols, local_first_col;  // global first column, width, local first column
-  };
-  std::vector<block> blocks_of(int p) const;
-
- private:
-  std::int64_t cols_, tile_;
-  int devices_;
-};
-
-// ---- devices -------------------------------------------------------------------------------
-
-// Devices 0 .. count-1; invalid_argument ("needs 2 GPUs, found 1") when fewer are present.
-std::vector<int> first_devices(int count);
-
-// CUDA-runtime facts about a set of devices (NVLink topology comes from NVML elsewhere).
-struct device_topology {
-  std::vector<int> devices;
-  std::vector<std::string> names;
-  // [i][j]: devices[i] can map devices[j]'s memory (cudaDeviceCanAccessPeer); false for i == j.
-  std::vector<std::vector<bool>> peer_access;
-};
-device_topology query_topology(const std::vector<int>& devices);
-// For the JSON context: mgpu_devices "0,1", mgpu_gpu0_name "NVIDIA H200", ...,
-// mgpu_peer_access "0->1 yes, 1->0 yes" ("none" for one device).
-std::vector<std::pair<std::string, std::string>> topology_facts(const device_topology& topology);
-
-// Peer access between every ordered pair that allows it; "already enabled" is not an error.
-void enable_peer_access(const std::vector<int>& devices);
-
-// cudaMemGetInfo on `device` (the current device is restored).
-device_memory memory_info_of(int device);
-
-// Makes `device` current for its lifetime and restores the previous one after.
-class scoped_device {
- public:
-  explicit scoped_device(int device);
-  ~scoped_device();
-  scoped_device(const scoped_device&) = delete;
-  scoped_device& operator=(const scoped_device&) = delete;
-
- private:
-  int previous_ = 0;
-};
-
-// Memory on one given device: cudaMalloc there, cudaFree there. Move-only, no zero-fill; at least
-// one element, so that every device of a distributed matrix passes a real pointer to cusolverMg.
-template <class T>
-class device_array {
- public:
-  device_array() = default;
-  device_array(int device, std::size_t count);
-  device_array(device_array&& other) noexcept
-      : device_(other.device_), p_(std::exchange(other.p_, nullptr)), n_(std::exchange(other.n_, 0)) {}
-  device_array& operator=(device_array&& other) noexcept {
-    if (this != &other) {
-      release();
-      device_ = other.device_;
-      p_ = std::exchange(other.p_, nullptr);
-      n_ = std::exchange(other.n_, 0);
-    }
-    return *this;
-  }
-  device_array(const device_array&) = delete;
-  device_array& operator=(const device_array&) = delete;
-  ~device_array() { release(); }
-
-  int device() const noexcept { return device_; }
-  T* data() const noexcept { return p_; }
-  std::size_t size() const noexcept { return n_; }
-
- private:
-  void release() noexcept;
-  int device_ = 0;
-  T* p_ = nullptr;
-  std::size_t n_ = 0;
-};
-
-// A non-blocking stream created on, and destroyed on, one device.
-class device_stream {
- public:
-  explicit device_stream(int device);
-  device_stream(device_stream&& other) noexcept
-      : device_(other.device_), s_(std::exchange(other.s_, nullptr)) {}
-  device_stream& operator=(device_stream&&) = delete;
-  device_stream(const device_stream&) = delete;
-  device_stream& operator=(const device_stream&) = delete;
-  ~device_stream();
-  cudaStream_t get() const noexcept { return s_; }
-
- private:
-  int device_;
-  cudaStream_t s_ = nullptr;
-};
-
-namespace detail {
-// Defined in the one translation unit that includes <cusolverMg.h>.
-cusolverStatus_t destroy_handle(cusolverMgContext* handle) noexcept;
-cusolverStatus_t destroy_grid(void* grid) noexcept;
-cusolverStatus_t destroy_matrix_desc(void* desc) noexcept;
-}  // namespace detail
-
-using mg_handle = unique_handle<cusolverMgContext*, detail::destroy_handle>;
-using grid_handle = unique_handle<void*, detail::destroy_grid>;          // cudaLibMgGrid_t
-using matrix_desc = unique_handle<void*, detail::destroy_matrix_desc>;  // cudaLibMgMatrixDesc_t
-
-// One cusolverMg handle with `devices` selected, peer access enabled between them, a 1 x G device
-// grid (column-major mapping) over them, and a stream per device for our own kernels.
-class context {
- public:
-  explicit context(std::vector<int> devices);
-
-  const std::vector<int>& devices() const noexcept { return devices_; }
-  int device_count() const noexcept { return static_cast<int>(devices_.size()); }
-  cusolverMgContext* handle() const noexcept { return handle_.get(); }
-  void* grid() const noexcept { return grid_.get(); }
-  cudaStream_t stream(int p) const noexcept { return streams_[static_cast<std::size_t>(p)].get(); }
-  // cudaDeviceSynchronize on every device: waits for the Mg library's own streams too.
-  void synchronize() const;
-
- private:
-  std::vector<int> devices_;
-  std::vector<device_stream> streams_;
-  mg_handle handle_;
-  grid_handle grid_;
-};
+// ---- distributed matrices ------------------------------------------------------------------
 
 // A rows x cols matrix spread over a context's devices by column_layout, with its descriptor.
 template <class T>
@@ -210,7 +57,7 @@ class distributed_matrix {
   std::int64_t rows_;
   column_layout layout_;
   matrix_desc desc_;
-  std::vector<device_array<T>> parts_;
+  std::vector<device_buffer_on<T>> parts_;
   std::vector<void*> pointers_;
 };
 
@@ -295,10 +142,10 @@ class linear_system {
   std::int64_t n_, nrhs_, tile_;
   std::vector<device_need> needs_;
   distributed_matrix<T> a_, b_;
-  std::vector<device_array<int>> ipiv_;
+  std::vector<device_buffer_on<int>> ipiv_;
   std::vector<int*> ipiv_pointers_;
   std::int64_t lwork_ = 0;  // elements of T per device
-  std::vector<device_array<T>> work_;
+  std::vector<device_buffer_on<T>> work_;
   std::vector<void*> work_pointers_;
   matrix_kind matrix_kind_ = matrix_kind::uniform;
   std::uint64_t seed_ = 0;
@@ -307,9 +154,6 @@ class linear_system {
   void fill(bool a, bool b);  // each device's column blocks of A and/or B, then every device synchronised
 };
 
-extern template class device_array<float>;
-extern template class device_array<double>;
-extern template class device_array<int>;
 extern template class distributed_matrix<float>;
 extern template class distributed_matrix<double>;
 extern template class linear_system<float>;

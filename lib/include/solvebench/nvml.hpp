@@ -1,5 +1,6 @@
 // NVML, the driver's management library, loaded at run time: SM clock, clock-event (throttle)
-// reasons, other processes, the total-energy counter, and the PCIe and NVLink facts of a GPU.
+// reasons, the time the GPU spent capped, other processes, the total-energy counter, and the PCIe
+// and NVLink facts of a GPU. (The loader is lib/src/cuda/nvml_loader.cpp; the facts nvml.cpp.)
 //
 // libnvidia-ml.so.1 ships with the NVIDIA driver, not with the CUDA toolkit, so nothing links
 // it: a binary built where there is no driver (CI) still starts there. Where the library or a
@@ -7,6 +8,8 @@
 // built with the cuSOLVER backend, since devices are named by their CUDA ordinal.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -41,13 +44,48 @@ constexpr std::uint64_t throttling =
 // "sw_power_cap|hw_thermal_slowdown" ("none" for 0; unknown bits as hex).
 std::string describe_clocks_event_reasons(std::uint64_t mask);
 
+// nvmlPerfPolicyType_t: the limiters whose time NVML counts (nvmlDeviceGetViolationStatus):
+// how long each held the GPU below its application clocks, in ns since the driver loaded. The
+// bits above say a limiter was active at one instant; these say for how long. low_utilization
+// is the GPU clocking down for want of work, and total_app_clocks counts it too (it is the sum
+// of any limiter), so neither means throttling; total_base_clocks is the time below base clock.
+enum class perf_policy : int {
+  power = 0,
+  thermal = 1,
+  sync_boost = 2,
+  board_limit = 3,
+  low_utilization = 4,
+  reliability = 5,
+  total_app_clocks = 10,
+  total_base_clocks = 11,
+};
+inline constexpr std::array<perf_policy, 8> perf_policies = {perf_policy::power,
+                                                             perf_policy::thermal,
+                                                             perf_policy::sync_boost,
+                                                             perf_policy::board_limit,
+                                                             perf_policy::low_utilization,
+                                                             perf_policy::reliability,
+                                                             perf_policy::total_app_clocks,
+                                                             perf_policy::total_base_clocks};
+// "power", "thermal", ..., "below_app_clocks", "below_base_clocks".
+const char* name_of(perf_policy policy);
+
 // One reading of one device; each field empty when it could not be read (`missing` says why).
 struct gpu_sample {
   std::optional<unsigned> sm_clock_mhz;
   std::optional<std::uint64_t> clocks_event_reasons;  // clocks_event bits
   std::optional<unsigned> other_processes;            // compute processes other than this one
   std::optional<std::uint64_t> energy_mj;             // total energy since the driver loaded
-  std::vector<std::string> missing;                   // one sentence per empty field
+  // Capped time per policy, cumulative ns, in the order of perf_policies.
+  std::array<std::optional<std::uint64_t>, perf_policies.size()> capped_ns;
+  std::vector<std::string> missing;  // one sentence per kind of empty field
+};
+
+// The SM clock samples NVML's driver took (nvmlDeviceGetSamples, NVML_PROCESSOR_CLK_SAMPLES).
+struct clock_samples {
+  unsigned count = 0;           // samples newer than the timestamp asked for; 0: none yet
+  double mean_mhz = 0;          // their mean (0 when count is 0)
+  std::uint64_t newest_us = 0;  // the newest one's timestamp (the driver's, microseconds), or the one asked for
 };
 
 struct pcie_link {
@@ -63,7 +101,7 @@ struct nvlink_summary {
 
 // A device as NVML knows it.
 struct device {
-  std::string bus_id;    // as it was looked up
+  std::string bus_id;      // as it was looked up
   void* handle = nullptr;  // nvmlDevice_t
 };
 
@@ -72,7 +110,7 @@ struct device {
 // and answers everything empty; it never throws for that.
 class session {
  public:
-  session();                                   // libnvidia-ml.so.1, the driver's
+  session();                                     // libnvidia-ml.so.1, the driver's
   explicit session(const std::string& library);  // another file (tests: a fake, or a missing name)
   ~session();
   session(session&& other) noexcept;
@@ -92,6 +130,10 @@ class session {
 
   // Call from the process whose work is on the device (it counts itself out of the processes).
   gpu_sample sample(const device& d) const;
+  // SM clock samples newer than `after_us` (0: all the driver holds). Empty, with `why`, when
+  // this GPU or driver keeps none.
+  std::optional<clock_samples> sm_clock_samples(const device& d, std::uint64_t after_us,
+                                                std::string* why = nullptr) const;
   std::optional<pcie_link> pcie_max_link(const device& d, std::string* why = nullptr) const;
   std::optional<pcie_link> pcie_current_link(const device& d, std::string* why = nullptr) const;
   std::optional<nvlink_summary> nvlinks(const device& d, std::string* why = nullptr) const;

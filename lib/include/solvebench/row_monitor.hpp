@@ -1,5 +1,5 @@
 // What the hardware did around one row's timed loop: energy (RAPL on the CPU, NVML on the
-// GPU), and on the GPU the SM clock, throttle reasons and other processes. Backend-neutral:
+// GPU), and on the GPU the SM clock, throttle reasons, time spent capped and other processes. Backend-neutral:
 // the row runner calls begin() before the loop and end() after it, then adds counters().
 #pragma once
 
@@ -29,9 +29,15 @@ class row_monitor {
 // reuse it for every row; it never throws for missing or unreadable RAPL (see unavailable_reason).
 std::unique_ptr<row_monitor> make_cpu_row_monitor(const std::string& powercap_root = "/sys/class/powercap");
 
-// GPU rows, CUDA builds only (defined in lib/src/cuda): NVML's SM clock, clock-event (throttle)
-// reasons, other compute processes and energy of this CUDA device. Make one per run and device:
-// NVML's initialisation is not free. Never throws for a missing driver or counter.
+// GPU rows, CUDA builds only (defined in lib/src/cuda): NVML's SM clock (at both ends:
+// sm_clock_start_MHz, sm_clock_end_MHz; the mean of the driver's samples between them:
+// sm_clock_mean_MHz), clock-event (throttle) reason bits at both ends (throttle_start,
+// throttle_end), the time each limiter held the clock down during the loop (capped_power_ms,
+// capped_thermal_ms, capped_sync_boost_ms, capped_board_limit_ms, capped_low_utilization_ms,
+// capped_reliability_ms, capped_below_app_clocks_ms, capped_below_base_clocks_ms; see
+// nvml::perf_policy) against the loop's wall time (loop_ms), other compute processes and energy
+// of this CUDA device. Make one per run and device: NVML's initialisation is not free. Never
+// throws for a missing driver or counter.
 std::unique_ptr<row_monitor> make_gpu_row_monitor(int cuda_device);
 
 // "J/solve" and "GFLOP/J" from the energy a loop of `iterations` used. Nothing when the

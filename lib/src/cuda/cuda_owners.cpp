@@ -3,12 +3,47 @@
 
 #include <cusolver_common.h>
 
+#include "solvebench/gpu_peak.hpp"
+
 namespace solvebench::cuda {
+
+namespace {
+// For the deleters: with `device` current, then the previous device again; failures are logged.
+template <class F>
+void with_device_noexcept(int device, F&& f) noexcept {
+  int previous = 0;
+  SB_CUDA_CHECK_NOEXCEPT(cudaGetDevice(&previous));
+  SB_CUDA_CHECK_NOEXCEPT(cudaSetDevice(device));
+  f();
+  SB_CUDA_CHECK_NOEXCEPT(cudaSetDevice(previous));
+}
+}  // namespace
+
+scoped_device::scoped_device(int device) {
+  SB_CUDA_CHECK(cudaGetDevice(&previous_));
+  SB_CUDA_CHECK(cudaSetDevice(device));
+}
+
+scoped_device::~scoped_device() { SB_CUDA_CHECK_NOEXCEPT(cudaSetDevice(previous_)); }
 
 stream::stream() {
   cudaStream_t s{};
   SB_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  s_ = decltype(s_)(s);
+  s_ = decltype(s_)(s, destroy{-1});
+}
+
+stream::stream(int device) {
+  scoped_device on(device);
+  cudaStream_t s{};
+  SB_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  s_ = decltype(s_)(s, destroy{device});
+}
+
+void stream::destroy::operator()(cudaStream_t s) const noexcept {
+  if (device < 0)
+    SB_CUDA_CHECK_NOEXCEPT(cudaStreamDestroy(s));
+  else
+    with_device_noexcept(device, [s] { SB_CUDA_CHECK_NOEXCEPT(cudaStreamDestroy(s)); });
 }
 
 void stream::synchronize() const { SB_CUDA_CHECK(cudaStreamSynchronize(get())); }
@@ -28,35 +63,34 @@ double seconds_between(const event& earlier, const event& later) {
   return static_cast<double>(ms) * 1e-3;
 }
 
-template <class T>
-device_buffer<T>::device_buffer(std::size_t count) : n_(count) {
-  if (count == 0) return;
+namespace memory {
+
+void* device::allocate(std::size_t bytes) const {
   void* p = nullptr;
-  SB_CUDA_CHECK(cudaMalloc(&p, count * sizeof(T)));
-  p_ = static_cast<T*>(p);
+  SB_CUDA_CHECK(cudaMalloc(&p, bytes));
+  return p;
 }
 
-template <class T>
-void device_buffer<T>::release() noexcept {
-  if (p_) SB_CUDA_CHECK_NOEXCEPT(cudaFree(p_));
-  p_ = nullptr;
-  n_ = 0;
+void device::operator()(void* p) const noexcept { SB_CUDA_CHECK_NOEXCEPT(cudaFree(p)); }
+
+void* on_device::allocate(std::size_t bytes) const {
+  scoped_device on(id);
+  return device{}.allocate(bytes);
 }
 
-template <class T>
-pinned_buffer<T>::pinned_buffer(std::size_t count) : n_(count) {
-  if (count == 0) return;
+void on_device::operator()(void* p) const noexcept {
+  with_device_noexcept(id, [p] { SB_CUDA_CHECK_NOEXCEPT(cudaFree(p)); });
+}
+
+void* pinned_host::allocate(std::size_t bytes) const {
   void* p = nullptr;
-  SB_CUDA_CHECK(cudaMallocHost(&p, count * sizeof(T)));
-  p_ = static_cast<T*>(p);
+  SB_CUDA_CHECK(cudaMallocHost(&p, bytes));
+  return p;
 }
 
-template <class T>
-void pinned_buffer<T>::release() noexcept {
-  if (p_) SB_CUDA_CHECK_NOEXCEPT(cudaFreeHost(p_));
-  p_ = nullptr;
-  n_ = 0;
-}
+void pinned_host::operator()(void* p) const noexcept { SB_CUDA_CHECK_NOEXCEPT(cudaFreeHost(p)); }
+
+}  // namespace memory
 
 cusolver_handle::cusolver_handle(cudaStream_t s) {
   cusolverDnHandle_t h{};
@@ -130,12 +164,13 @@ std::vector<std::pair<std::string, std::string>> device_facts(int device) {
   SB_CUSOLVER_CHECK(cusolverGetProperty(PATCH_LEVEL, &solver_patch));
   SB_CUBLAS_CHECK(cublasGetProperty(MAJOR_VERSION, &cublas_version));
   const auto version = [](int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); };
-  return {
+  const int sm_count = attr(cudaDevAttrMultiProcessorCount), sm_clock_khz = attr(cudaDevAttrClockRate);
+  std::vector<std::pair<std::string, std::string>> facts = {
       {"gpu_name", prop.name},
       {"gpu_compute_capability", std::to_string(prop.major) + "." + std::to_string(prop.minor)},
-      {"gpu_sm_count", std::to_string(attr(cudaDevAttrMultiProcessorCount))},
+      {"gpu_sm_count", std::to_string(sm_count)},
       {"gpu_memory_bytes", std::to_string(prop.totalGlobalMem)},
-      {"gpu_sm_clock_khz", std::to_string(attr(cudaDevAttrClockRate))},
+      {"gpu_sm_clock_khz", std::to_string(sm_clock_khz)},
       {"gpu_memory_clock_khz", std::to_string(attr(cudaDevAttrMemoryClockRate))},
       {"gpu_memory_bus_bits", std::to_string(attr(cudaDevAttrGlobalMemoryBusWidth))},
       {"cuda_driver_version", version(driver)},
@@ -144,6 +179,10 @@ std::vector<std::pair<std::string, std::string>> device_facts(int device) {
                                std::to_string(solver_patch)},
       {"cublas_major_version", std::to_string(cublas_version)},
   };
+  // cudaDevAttrClockRate is the maximum SM clock: the peak's clock.
+  for (auto& f : gpu_peak_facts(theoretical_gpu_peak(prop.major, prop.minor, sm_count, sm_clock_khz * 1e-3)))
+    facts.push_back(std::move(f));
+  return facts;
 }
 
 bool context_is_broken() noexcept {
@@ -153,21 +192,5 @@ bool context_is_broken() noexcept {
   if (status == cudaSuccess) cudaFree(probe);
   return status != cudaSuccess && status != cudaErrorMemoryAllocation;
 }
-
-template class device_buffer<float>;
-template class device_buffer<double>;
-template class device_buffer<int>;
-template class device_buffer<std::int64_t>;
-template class device_buffer<std::byte>;
-template class device_buffer<float*>;
-template class device_buffer<double*>;
-template class pinned_buffer<float>;
-template class pinned_buffer<double>;
-
-// Complex precisions (c, z): their matrices, and the std::complex<double> residual vectors.
-template class device_buffer<std::complex<float>>;
-template class device_buffer<std::complex<double>>;
-template class pinned_buffer<std::complex<float>>;
-template class pinned_buffer<std::complex<double>>;
 
 }  // namespace solvebench::cuda

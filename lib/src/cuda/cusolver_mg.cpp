@@ -1,9 +1,9 @@
-// cusolverMg over the devices of one host: owners, the column layout, generation, the blocking
+// The cusolverMg solver over a context's devices: distributed matrices, generation, the blocking
 // factor/solve calls and the residual that regenerates A instead of gathering it.
 
 // Every cusolverMg entry point is [[deprecated]] in CUDA 13 (cuSOLVERMp replaces it), and we
-// build with -Werror. This is the one translation unit that calls them, so the deprecation is
-// silenced here and nowhere else; it must come before the first include of <cusolverMg.h>.
+// build with -Werror: the two translation units that call them (this one and
+// cusolver_mg_context.cpp) silence it, before the first include of <cusolverMg.h>.
 #define DISABLE_CUSOLVERMG_DEPRECATED
 #include <cusolverMg.h>
 
@@ -35,12 +35,6 @@ std::string routine(const char* op) {
 int as_int(std::int64_t v) { return static_cast<int>(v); }
 std::size_t as_size(std::int64_t v) { return static_cast<std::size_t>(v); }
 
-std::string device_name(int device) {
-  cudaDeviceProp prop{};
-  SB_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
-  return prop.name;
-}
-
 matrix_desc make_desc(const context& ctx, std::int64_t rows, std::int64_t cols, std::int64_t tile, cudaDataType t) {
   cudaLibMgMatrixDesc_t d{};
   // 1-D column layout: one row block of all the rows, column blocks of `tile`.
@@ -50,15 +44,22 @@ matrix_desc make_desc(const context& ctx, std::int64_t rows, std::int64_t cols, 
 
 std::int64_t rhs_tile(std::int64_t tile, std::int64_t nrhs) { return std::min(tile, nrhs); }
 
+// `count` elements on device `d`, but at least one, so that every device of a distributed matrix
+// passes a real pointer to cusolverMg.
+template <class T>
+device_buffer_on<T> part_on(int d, std::size_t count) {
+  return device_buffer_on<T>(std::max<std::size_t>(count, 1), memory::on_device{d});
+}
+
 // One-element arrays, one per device: what the _bufferSize calls are given in place of the real
 // matrices, so the workspace is known before anything of size n is allocated.
 template <class T>
 struct placeholders {
-  std::vector<device_array<T>> owners;
+  std::vector<device_buffer_on<T>> owners;
   std::vector<T*> pointers;
   explicit placeholders(const context& ctx) {
     for (int d : ctx.devices()) {
-      owners.emplace_back(d, 1);
+      owners.push_back(part_on<T>(d, 1));
       pointers.push_back(owners.back().data());
     }
   }
@@ -124,199 +125,6 @@ std::vector<device_need> checked_needs(const context& ctx, factorization kind, s
 
 }  // namespace
 
-// ---- the tile rule -------------------------------------------------------------------------
-
-void check_tile(std::int64_t tile) {
-  if (tile < 1 || tile > max_tile)
-    throw invalid_argument("cusolverMg tile (column block) size " + std::to_string(tile) + " is outside 1.." +
-                           std::to_string(max_tile) +
-                           ": cuSOLVER documents 'tile size TA must be less or equal to 512' for cusolverMgGetrf, "
-                           "and a larger tile returns CUSOLVER_STATUS_INVALID_VALUE");
-}
-
-// ---- the layout ----------------------------------------------------------------------------
-
-column_layout::column_layout(std::int64_t cols, std::int64_t tile, int devices)
-    : cols_(cols), tile_(tile), devices_(devices) {
-  if (cols < 1 || tile < 1 || devices < 1)
-    throw invalid_argument("column layout needs positive columns, tile and devices, got " + std::to_string(cols) +
-                           ", " + std::to_string(tile) + ", " + std::to_string(devices));
-}
-
-int column_layout::owner(std::int64_t col) const noexcept { return static_cast<int>((col / tile_) % devices_); }
-
-std::int64_t column_layout::local_col(std::int64_t col) const noexcept {
-  return (col / tile_) / devices_ * tile_ + col % tile_;
-}
-
-std::int64_t column_layout::local_blocks(int p) const noexcept {
-  const std::int64_t b = blocks();
-  return b > p ? (b - p + devices_ - 1) / devices_ : 0;
-}
-
-std::int64_t column_layout::local_cols(int p) const noexcept {
-  std::int64_t c = 0;
-  for (const auto& blk : blocks_of(p)) c += blk.cols;
-  return c;
-}
-
-std::vector<column_layout::block> column_layout::blocks_of(int p) const {
-  std::vector<block> out;
-  for (std::int64_t b = p, l = 0; b < blocks(); b += devices_, ++l)
-    out.push_back({b * tile_, std::min(tile_, cols_ - b * tile_), l * tile_});
-  return out;
-}
-
-// ---- devices -------------------------------------------------------------------------------
-
-std::vector<int> first_devices(int count) {
-  if (count < 1) throw invalid_argument("a multi-GPU problem needs at least one GPU, got " + std::to_string(count));
-  std::string why;
-  const int found = device_count(&why);
-  if (found < count)
-    throw invalid_argument("needs " + std::to_string(count) + " GPUs, found " + std::to_string(found) +
-                           (found == 0 ? " (" + why + ")" : ""));
-  std::vector<int> ids(as_size(count));
-  for (int i = 0; i < count; ++i) ids[as_size(i)] = i;
-  return ids;
-}
-
-device_topology query_topology(const std::vector<int>& devices) {
-  device_topology t;
-  t.devices = devices;
-  for (int d : devices) t.names.push_back(device_name(d));
-  t.peer_access.assign(devices.size(), std::vector<bool>(devices.size(), false));
-  for (std::size_t i = 0; i < devices.size(); ++i)
-    for (std::size_t j = 0; j < devices.size(); ++j) {
-      if (i == j) continue;
-      int can = 0;
-      SB_CUDA_CHECK(cudaDeviceCanAccessPeer(&can, devices[i], devices[j]));
-      t.peer_access[i][j] = can != 0;
-    }
-  return t;
-}
-
-std::vector<std::pair<std::string, std::string>> topology_facts(const device_topology& topology) {
-  std::vector<std::pair<std::string, std::string>> facts;
-  std::string ids, peers;
-  for (std::size_t i = 0; i < topology.devices.size(); ++i) {
-    const std::string id = std::to_string(topology.devices[i]);
-    ids += (i ? "," : "") + id;
-    facts.emplace_back("mgpu_gpu" + id + "_name", i < topology.names.size() ? topology.names[i] : "");
-    for (std::size_t j = 0; j < topology.devices.size(); ++j) {
-      if (i == j) continue;
-      const bool can = i < topology.peer_access.size() && j < topology.peer_access[i].size() &&
-                       topology.peer_access[i][j];
-      peers += (peers.empty() ? "" : ", ") + id + "->" + std::to_string(topology.devices[j]) + (can ? " yes" : " no");
-    }
-  }
-  facts.emplace(facts.begin(), "mgpu_devices", ids);
-  facts.emplace_back("mgpu_peer_access", peers.empty() ? "none (one device)" : peers);
-  return facts;
-}
-
-void enable_peer_access(const std::vector<int>& devices) {
-  for (int from : devices) {
-    scoped_device on(from);
-    for (int to : devices) {
-      if (to == from) continue;
-      int can = 0;
-      SB_CUDA_CHECK(cudaDeviceCanAccessPeer(&can, from, to));
-      if (!can) continue;
-      const cudaError_t status = cudaDeviceEnablePeerAccess(to, 0);
-      if (status == cudaErrorPeerAccessAlreadyEnabled) cudaGetLastError();  // clear it: not an error here
-      else SB_CUDA_CHECK(status);
-    }
-  }
-}
-
-device_memory memory_info_of(int device) {
-  scoped_device on(device);
-  return memory_info();
-}
-
-scoped_device::scoped_device(int device) {
-  SB_CUDA_CHECK(cudaGetDevice(&previous_));
-  SB_CUDA_CHECK(cudaSetDevice(device));
-}
-
-scoped_device::~scoped_device() { SB_CUDA_CHECK_NOEXCEPT(cudaSetDevice(previous_)); }
-
-template <class T>
-device_array<T>::device_array(int device, std::size_t count) : device_(device), n_(count) {
-  scoped_device on(device);
-  void* p = nullptr;
-  SB_CUDA_CHECK(cudaMalloc(&p, std::max<std::size_t>(count, 1) * sizeof(T)));
-  p_ = static_cast<T*>(p);
-}
-
-template <class T>
-void device_array<T>::release() noexcept {
-  if (p_) {
-    int previous = 0;
-    SB_CUDA_CHECK_NOEXCEPT(cudaGetDevice(&previous));
-    SB_CUDA_CHECK_NOEXCEPT(cudaSetDevice(device_));
-    SB_CUDA_CHECK_NOEXCEPT(cudaFree(p_));
-    SB_CUDA_CHECK_NOEXCEPT(cudaSetDevice(previous));
-  }
-  p_ = nullptr;
-  n_ = 0;
-}
-
-device_stream::device_stream(int device) : device_(device) {
-  scoped_device on(device);
-  SB_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking));
-}
-
-device_stream::~device_stream() {
-  if (!s_) return;
-  int previous = 0;
-  SB_CUDA_CHECK_NOEXCEPT(cudaGetDevice(&previous));
-  SB_CUDA_CHECK_NOEXCEPT(cudaSetDevice(device_));
-  SB_CUDA_CHECK_NOEXCEPT(cudaStreamDestroy(s_));
-  SB_CUDA_CHECK_NOEXCEPT(cudaSetDevice(previous));
-}
-
-namespace detail {
-cusolverStatus_t destroy_handle(cusolverMgContext* handle) noexcept { return cusolverMgDestroy(handle); }
-cusolverStatus_t destroy_grid(void* grid) noexcept { return cusolverMgDestroyGrid(grid); }
-cusolverStatus_t destroy_matrix_desc(void* desc) noexcept { return cusolverMgDestroyMatrixDesc(desc); }
-}  // namespace detail
-
-context::context(std::vector<int> devices) : devices_(std::move(devices)) {
-  if (devices_.empty()) throw invalid_argument("a cusolverMg context needs at least one device");
-  std::string why;
-  const int present = cuda::device_count(&why);
-  for (std::size_t i = 0; i < devices_.size(); ++i) {
-    if (devices_[i] < 0 || devices_[i] >= present)
-      throw invalid_argument("device " + std::to_string(devices_[i]) + " does not exist (" + std::to_string(present) +
-                             " present" + (present == 0 ? ": " + why : "") + ")");
-    if (std::count(devices_.begin(), devices_.end(), devices_[i]) > 1)
-      throw invalid_argument("device " + std::to_string(devices_[i]) + " is listed twice");
-  }
-  for (int d : devices_) streams_.emplace_back(d);
-  scoped_device first(devices_.front());
-  cusolverMgHandle_t h{};
-  SB_CUSOLVER_CHECK(cusolverMgCreate(&h));
-  handle_ = mg_handle(h);
-  std::vector<int> ids = devices_;  // cusolverMgDeviceSelect takes a non-const array
-  SB_CUSOLVER_CHECK(cusolverMgDeviceSelect(h, device_count(), ids.data()));
-  enable_peer_access(devices_);  // after selecting the devices, in the order of NVIDIA's examples
-  std::vector<std::int32_t> grid_ids(devices_.begin(), devices_.end());
-  cudaLibMgGrid_t g{};
-  SB_CUSOLVER_CHECK(
-      cusolverMgCreateDeviceGrid(&g, 1, static_cast<std::int32_t>(device_count()), grid_ids.data(),
-                                 CUDALIBMG_GRID_MAPPING_COL_MAJOR));
-  grid_ = grid_handle(g);
-}
-
-void context::synchronize() const {
-  for (int d : devices_) {
-    scoped_device on(d);
-    SB_CUDA_CHECK(cudaDeviceSynchronize());
-  }
-}
-
 // ---- distributed matrices -----------------------------------------------------------------
 
 template <class T>
@@ -326,7 +134,7 @@ distributed_matrix<T>::distributed_matrix(const context& ctx, std::int64_t rows,
       layout_(cols, tile, ctx.device_count()),
       desc_(make_desc(ctx, rows, cols, tile, data_type(T{}))) {
   for (int p = 0; p < ctx.device_count(); ++p) {
-    parts_.emplace_back(ctx.devices()[as_size(p)], as_size(rows * layout_.allocated_cols(p)));
+    parts_.push_back(part_on<T>(ctx.devices()[as_size(p)], as_size(rows * layout_.allocated_cols(p))));
     pointers_.push_back(parts_.back().data());
   }
 }
@@ -383,10 +191,10 @@ linear_system<T>::linear_system(const context& ctx, factorization kind, std::int
   for (int p = 0; p < ctx.device_count(); ++p) {
     const int d = ctx.devices()[as_size(p)];
     if (kind == factorization::lu) {
-      ipiv_.emplace_back(d, as_size(a_.layout().allocated_cols(p)));
+      ipiv_.push_back(part_on<int>(d, as_size(a_.layout().allocated_cols(p))));
       ipiv_pointers_.push_back(ipiv_.back().data());
     }
-    work_.emplace_back(d, as_size(lwork_));
+    work_.push_back(part_on<T>(d, as_size(lwork_)));
     work_pointers_.push_back(work_.back().data());
   }
 }
@@ -490,15 +298,15 @@ row_sums linear_system<T>::apply_a(const std::vector<double>& x, a_source source
                            "a_source::regenerated");
   const int g = ctx_.device_count();
   const std::size_t un = as_size(n_);
-  std::vector<device_array<double>> dx, dax, dabs;
+  std::vector<device_buffer_on<double>> dx, dax, dabs;
   std::vector<std::vector<double>> hax(as_size(g), std::vector<double>(un)), habs = hax;
   for (int p = 0; p < g; ++p) {
     const int d = ctx_.devices()[as_size(p)];
     scoped_device on(d);
     const cudaStream_t s = ctx_.stream(p);
-    dx.emplace_back(d, un);
-    dax.emplace_back(d, un);
-    dabs.emplace_back(d, un);
+    dx.push_back(part_on<double>(d, un));
+    dax.push_back(part_on<double>(d, un));
+    dabs.push_back(part_on<double>(d, un));
     SB_CUDA_CHECK(cudaMemcpyAsync(dx.back().data(), x.data(), un * sizeof(double), cudaMemcpyHostToDevice, s));
     SB_CUDA_CHECK(cudaMemsetAsync(dax.back().data(), 0, un * sizeof(double), s));
     SB_CUDA_CHECK(cudaMemsetAsync(dabs.back().data(), 0, un * sizeof(double), s));
@@ -554,9 +362,6 @@ double linear_system<T>::scaled_residual() const {
   return worst;
 }
 
-template class device_array<float>;
-template class device_array<double>;
-template class device_array<int>;
 template class distributed_matrix<float>;
 template class distributed_matrix<double>;
 template class linear_system<float>;

@@ -1,6 +1,7 @@
-// The GPU rows' monitor: NVML's SM clock, throttle reasons, other processes and energy of the
-// row's device, read before and after the timed loop.
+// The GPU rows' monitor: NVML's SM clock, throttle reasons, capped time, other processes and
+// energy of the row's device, read before and after the timed loop.
 #include <algorithm>
+#include <chrono>
 #include <optional>
 #include <string>
 #include <utility>
@@ -18,19 +19,43 @@ class gpu_row_monitor final : public row_monitor {
 
   void begin() override {
     end_ = {};
-    if (device_) start_ = session_.sample(*device_);
+    clocks_in_loop_.reset();
+    ended_ = false;
+    if (!device_) return;
+    start_ = session_.sample(*device_);
+    clocks_before_ = session_.sm_clock_samples(*device_, 0, &clocks_why_);
+    started_at_ = std::chrono::steady_clock::now();  // last: the loop starts after our own reads
   }
   void end() override {
-    if (device_) end_ = session_.sample(*device_);
+    if (!device_) return;
+    const auto ended_at = std::chrono::steady_clock::now();  // first: the loop ended before our reads
+    loop_ms_ = std::chrono::duration<double, std::milli>(ended_at - started_at_).count();
+    ended_ = true;
+    end_ = session_.sample(*device_);
+    if (clocks_before_) clocks_in_loop_ = session_.sm_clock_samples(*device_, clocks_before_->newest_us, &clocks_why_);
   }
 
-  std::vector<std::pair<std::string, double>> counters(double flops_per_iteration, long long iterations) const override {
+  std::vector<std::pair<std::string, double>> counters(double flops_per_iteration,
+                                                       long long iterations) const override {
     std::vector<std::pair<std::string, double>> out;
     if (start_.sm_clock_mhz) out.emplace_back("sm_clock_start_MHz", *start_.sm_clock_mhz);
     if (end_.sm_clock_mhz) out.emplace_back("sm_clock_end_MHz", *end_.sm_clock_mhz);
+    // The driver's own samples between the two reads; none for a loop shorter than its period.
+    if (clocks_in_loop_ && clocks_in_loop_->count > 0) out.emplace_back("sm_clock_mean_MHz", clocks_in_loop_->mean_mhz);
     // Bitmasks of clocks_event bits; exact as doubles (the known bits end at 0x100).
-    if (start_.clocks_event_reasons) out.emplace_back("throttle_start", static_cast<double>(*start_.clocks_event_reasons));
+    if (start_.clocks_event_reasons)
+      out.emplace_back("throttle_start", static_cast<double>(*start_.clocks_event_reasons));
     if (end_.clocks_event_reasons) out.emplace_back("throttle_end", static_cast<double>(*end_.clocks_event_reasons));
+    // The time each limiter held the clock down during the loop, against the loop's wall time
+    // (between begin() and end(): the untimed restores between timed calls are in both).
+    if (ended_) out.emplace_back("loop_ms", loop_ms_);
+    for (std::size_t i = 0; i < nvml::perf_policies.size(); ++i) {
+      const auto& a = start_.capped_ns[i];
+      const auto& b = end_.capped_ns[i];
+      if (a && b && *b >= *a)  // a counter that went back: the driver reloaded; no answer
+        out.emplace_back("capped_" + std::string(nvml::name_of(nvml::perf_policies[i])) + "_ms",
+                         static_cast<double>(*b - *a) * 1e-6);
+    }
     if (start_.other_processes || end_.other_processes)
       out.emplace_back("other_processes",
                        std::max(start_.other_processes.value_or(0), end_.other_processes.value_or(0)));
@@ -51,6 +76,7 @@ class gpu_row_monitor final : public row_monitor {
     add(why_);
     for (const auto& r : start_.missing) add(r);
     for (const auto& r : end_.missing) add(r);
+    if (device_ && (!clocks_before_ || (ended_ && !clocks_in_loop_))) add(clocks_why_);
     std::string out;
     for (const auto& r : reasons) out += (out.empty() ? "" : "; ") + r;
     return out;
@@ -61,6 +87,11 @@ class gpu_row_monitor final : public row_monitor {
   std::optional<nvml::device> device_;
   std::string why_;
   nvml::gpu_sample start_, end_;
+  std::optional<nvml::clock_samples> clocks_before_, clocks_in_loop_;
+  std::string clocks_why_;
+  std::chrono::steady_clock::time_point started_at_{};
+  double loop_ms_ = 0;
+  bool ended_ = false;
 };
 
 }  // namespace

@@ -1,244 +1,24 @@
-// NVML through dlopen: the library is found at run time, never linked (see nvml.hpp).
-#include "solvebench/nvml.hpp"
-
+// What NVML tells about a GPU: clocks, clock-event reasons, capped time, processes, energy,
+// PCIe and NVLink, and the link topology of a set of GPUs. The loader is nvml_loader.cpp.
 #include <cuda_runtime_api.h>
-#include <dlfcn.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <cctype>
-#include <cstddef>
 #include <cstdio>
 #include <cstring>
-#include <map>
-#include <mutex>
 #include <sstream>
 #include <utility>
 
+#include "nvml_api.hpp"
 #include "solvebench/errors.hpp"
-
-// The part of nvml.h this file uses, declared here: not every CUDA toolkit ships nvml.h (a
-// pip-assembled one does not; Debian's sits in non-free), and these declarations are the
-// driver's stable ABI: NVML gives a function a new versioned name (_v2, _v3) when a layout
-// changes, never a new layout under an old name. Where nvml.h is there, the compiler checks
-// that both agree.
-namespace solvebench::nvml::abi {
-using return_t = int;  // nvmlReturn_t
-constexpr return_t success = 0;
-constexpr return_t error_not_supported = 3;
-constexpr return_t error_insufficient_size = 7;
-using device_t = struct opaque_device*;  // nvmlDevice_t
-constexpr int clock_sm = 1;              // NVML_CLOCK_SM
-constexpr int feature_enabled = 1;       // NVML_FEATURE_ENABLED
-constexpr int nvlink_device_type_gpu = 0;     // NVML_NVLINK_DEVICE_TYPE_GPU
-constexpr int nvlink_device_type_switch = 2;  // NVML_NVLINK_DEVICE_TYPE_SWITCH
-// nvmlProcessInfo_t as nvmlDeviceGetComputeRunningProcesses_v2/_v3 fill it.
-struct process_info {
-  unsigned int pid;
-  unsigned long long used_gpu_memory;
-  unsigned int gpu_instance_id, compute_instance_id;
-};
-// nvmlPciInfo_t (nvmlDeviceGetNvLinkRemotePciInfo_v2).
-struct pci_info {
-  char bus_id_legacy[16];
-  unsigned int domain, bus, device, pci_device_id, pci_subsystem_id;
-  char bus_id[32];
-};
-}  // namespace solvebench::nvml::abi
-
-#if __has_include(<nvml.h>)
-#include <nvml.h>
-namespace solvebench::nvml::abi {
-static_assert(NVML_SUCCESS == success && NVML_ERROR_NOT_SUPPORTED == error_not_supported &&
-              NVML_ERROR_INSUFFICIENT_SIZE == error_insufficient_size);
-static_assert(sizeof(nvmlReturn_t) == sizeof(return_t) && sizeof(nvmlDevice_t) == sizeof(device_t));
-static_assert(NVML_CLOCK_SM == clock_sm && NVML_FEATURE_ENABLED == feature_enabled);
-static_assert(NVML_NVLINK_DEVICE_TYPE_GPU == nvlink_device_type_gpu &&
-              NVML_NVLINK_DEVICE_TYPE_SWITCH == nvlink_device_type_switch);
-static_assert(sizeof(nvmlProcessInfo_t) == sizeof(process_info) &&
-              offsetof(nvmlProcessInfo_t, usedGpuMemory) == offsetof(process_info, used_gpu_memory) &&
-              offsetof(nvmlProcessInfo_t, computeInstanceId) == offsetof(process_info, compute_instance_id));
-static_assert(sizeof(nvmlPciInfo_t) == sizeof(pci_info) && offsetof(nvmlPciInfo_t, busId) == offsetof(pci_info, bus_id));
-// (The clocks-event masks are checked by their older Throttle names, which every nvml.h has.)
-static_assert(nvmlClocksThrottleReasonSwPowerCap == clocks_event::sw_power_cap &&
-              nvmlClocksThrottleReasonHwPowerBrakeSlowdown == clocks_event::hw_power_brake_slowdown &&
-              nvmlClocksThrottleReasonDisplayClockSetting == clocks_event::display_clock_setting);
-}  // namespace solvebench::nvml::abi
-#endif
 
 namespace solvebench::nvml {
 
-namespace detail {
-// The functions this file calls. The first four are required; any other may be missing from
-// an older driver's library (nullptr), which only empties what it would have read.
-struct api {
-  abi::return_t (*init)();
-  abi::return_t (*shutdown)();
-  const char* (*error_string)(abi::return_t);
-  abi::return_t (*handle_by_bus_id)(const char*, abi::device_t*);
-  abi::return_t (*clock_info)(abi::device_t, int, unsigned*);
-  abi::return_t (*clocks_event_reasons)(abi::device_t, unsigned long long*);
-  abi::return_t (*compute_processes)(abi::device_t, unsigned*, abi::process_info*);
-  abi::return_t (*total_energy)(abi::device_t, unsigned long long*);
-  abi::return_t (*max_pcie_generation)(abi::device_t, unsigned*);
-  abi::return_t (*max_pcie_width)(abi::device_t, unsigned*);
-  abi::return_t (*current_pcie_generation)(abi::device_t, unsigned*);
-  abi::return_t (*current_pcie_width)(abi::device_t, unsigned*);
-  abi::return_t (*nvlink_state)(abi::device_t, unsigned, int*);
-  abi::return_t (*nvlink_remote_pci)(abi::device_t, unsigned, abi::pci_info*);
-  abi::return_t (*nvlink_remote_type)(abi::device_t, unsigned, int*);
-
-  std::string error(abi::return_t rc) const {
-    const char* text = error_string ? error_string(rc) : nullptr;
-    return (text ? std::string(text) : "NVML error") + " (" + std::to_string(rc) + ")";
-  }
-};
-}  // namespace detail
-
-namespace {
-
 using detail::api;
-
-template <class F>
-void find_symbol(void* lib, F& fn, std::initializer_list<const char*> names) {
-  fn = nullptr;
-  for (const char* name : names) {
-    if (void* p = dlsym(lib, name)) {
-      fn = reinterpret_cast<F>(p);
-      return;
-    }
-  }
-}
-
-struct loaded {
-  std::shared_ptr<const api> functions;
-  std::string why_not;
-};
-
-loaded open_library(const std::string& library) {
-  dlerror();
-  void* lib = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!lib) {
-    const char* err = dlerror();
-    const std::string detail = err ? err : "";
-    if (detail.find("No such file") != std::string::npos || detail.find("cannot open shared object") != std::string::npos)
-      return {nullptr, "NVML not available: " + library + " not found (no NVIDIA driver?)"};
-    return {nullptr, "NVML not available: cannot load " + library + ": " + detail};
-  }
-  auto f = std::make_shared<api>();
-  find_symbol(lib, f->init, {"nvmlInit_v2"});
-  find_symbol(lib, f->shutdown, {"nvmlShutdown"});
-  find_symbol(lib, f->error_string, {"nvmlErrorString"});
-  find_symbol(lib, f->handle_by_bus_id, {"nvmlDeviceGetHandleByPciBusId_v2"});
-  const std::pair<bool, const char*> required[] = {{f->init != nullptr, "nvmlInit_v2"},
-                                                   {f->shutdown != nullptr, "nvmlShutdown"},
-                                                   {f->error_string != nullptr, "nvmlErrorString"},
-                                                   {f->handle_by_bus_id != nullptr, "nvmlDeviceGetHandleByPciBusId_v2"}};
-  for (const auto& [found, name] : required) {
-    if (!found) {
-      dlclose(lib);
-      return {nullptr, "NVML not available: " + library + " has no " + name + " (a driver older than this code expects)"};
-    }
-  }
-  find_symbol(lib, f->clock_info, {"nvmlDeviceGetClockInfo"});
-  // Renamed in CUDA 12.2's NVML; drivers keep the old name, older drivers have only it.
-  find_symbol(lib, f->clocks_event_reasons,
-              {"nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons"});
-  find_symbol(lib, f->compute_processes,
-              {"nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetComputeRunningProcesses_v2"});
-  find_symbol(lib, f->total_energy, {"nvmlDeviceGetTotalEnergyConsumption"});
-  find_symbol(lib, f->max_pcie_generation, {"nvmlDeviceGetMaxPcieLinkGeneration"});
-  find_symbol(lib, f->max_pcie_width, {"nvmlDeviceGetMaxPcieLinkWidth"});
-  find_symbol(lib, f->current_pcie_generation, {"nvmlDeviceGetCurrPcieLinkGeneration"});
-  find_symbol(lib, f->current_pcie_width, {"nvmlDeviceGetCurrPcieLinkWidth"});
-  find_symbol(lib, f->nvlink_state, {"nvmlDeviceGetNvLinkState"});
-  find_symbol(lib, f->nvlink_remote_pci, {"nvmlDeviceGetNvLinkRemotePciInfo_v2"});
-  find_symbol(lib, f->nvlink_remote_type, {"nvmlDeviceGetNvLinkRemoteDeviceType"});
-  // Never dlclose'd: the functions stay valid for every session of the process.
-  return {std::move(f), ""};
-}
-
-// dlopen and dlsym once per library name and process.
-loaded load(const std::string& library) {
-  static std::mutex mutex;
-  static std::map<std::string, loaded> libraries;
-  std::lock_guard<std::mutex> lock(mutex);
-  auto [it, inserted] = libraries.try_emplace(library);
-  if (inserted) it->second = open_library(library);
-  return it->second;
-}
-
-abi::device_t handle_of(const device& d) { return static_cast<abi::device_t>(d.handle); }
-
-std::string not_in_library(const char* function) { return "this driver's NVML has no " + std::string(function); }
-
-}  // namespace
-
-// ---- session ------------------------------------------------------------------------------
-
-session::session() : session("libnvidia-ml.so.1") {}
-
-session::session(const std::string& library) {
-  loaded lib = load(library);
-  if (!lib.functions) {
-    reason_ = std::move(lib.why_not);
-    return;
-  }
-  const abi::return_t rc = lib.functions->init();
-  if (rc != abi::success) {
-    reason_ = "NVML not available: nvmlInit_v2 failed: " + lib.functions->error(rc);
-    return;
-  }
-  api_ = std::move(lib.functions);
-}
-
-session::~session() {
-  if (api_) api_->shutdown();  // its status is of no use here: the session is over either way
-}
-
-session::session(session&& other) noexcept : api_(std::move(other.api_)), reason_(std::move(other.reason_)) {
-  other.api_.reset();
-}
-
-session& session::operator=(session&& other) noexcept {
-  if (this != &other) {
-    if (api_) api_->shutdown();
-    api_ = std::move(other.api_);
-    other.api_.reset();
-    reason_ = std::move(other.reason_);
-  }
-  return *this;
-}
-
-std::optional<device> session::device_by_bus_id(const std::string& bus_id, std::string* why) const {
-  if (!api_) {
-    if (why) *why = reason_;
-    return std::nullopt;
-  }
-  abi::device_t h{};
-  const abi::return_t rc = api_->handle_by_bus_id(bus_id.c_str(), &h);
-  if (rc != abi::success) {
-    if (why) *why = "NVML has no device at PCI bus id " + bus_id + ": " + api_->error(rc);
-    return std::nullopt;
-  }
-  return device{bus_id, h};
-}
-
-std::optional<device> session::device_for_cuda(int cuda_device, std::string* why) const {
-  if (!api_) {
-    if (why) *why = reason_;
-    return std::nullopt;
-  }
-  char bus_id[32] = {};
-  const cudaError_t status = cudaDeviceGetPCIBusId(bus_id, static_cast<int>(sizeof bus_id), cuda_device);
-  if (status != cudaSuccess) {
-    cudaGetLastError();  // not sticky; clear it so later CUDA calls do not report it
-    if (why) *why = "no PCI bus id for CUDA device " + std::to_string(cuda_device) + ": " + cudaGetErrorName(status);
-    return std::nullopt;
-  }
-  return device_by_bus_id(bus_id, why);
-}
+using detail::handle_of;
+using detail::not_in_library;
 
 gpu_sample session::sample(const device& d) const {
   gpu_sample s;
@@ -305,7 +85,84 @@ gpu_sample session::sample(const device& d) const {
     else
       s.missing.push_back("total energy counter not readable: " + api_->error(rc));
   }
+
+  if (!api_->violation_status) {
+    s.missing.push_back("capped time not readable: " + not_in_library("nvmlDeviceGetViolationStatus"));
+  } else {
+    // One sentence for all the policies this GPU does not time, so that a run says it once.
+    std::string unread;
+    std::vector<abi::return_t> errors;
+    for (std::size_t i = 0; i < perf_policies.size(); ++i) {
+      abi::violation_time t{};
+      const abi::return_t rc = api_->violation_status(h, static_cast<int>(perf_policies[i]), &t);
+      if (rc == abi::success) {
+        s.capped_ns[i] = t.violation_time_ns;
+        continue;
+      }
+      errors.push_back(rc);
+      unread += (unread.empty() ? "" : ", ") + std::string(name_of(perf_policies[i])) + " (" + api_->error(rc) + ")";
+    }
+    const bool none = errors.size() == perf_policies.size() &&
+                      std::all_of(errors.begin(), errors.end(), [&](abi::return_t rc) { return rc == errors[0]; });
+    if (none)
+      s.missing.push_back("capped time not readable: " + api_->error(errors[0]));
+    else if (!unread.empty())
+      s.missing.push_back("capped time not readable for " + unread);
+  }
   return s;
+}
+
+namespace {
+double as_double(int type, const abi::value& v) {
+  switch (type) {
+    case abi::value_double: return v.d;
+    case abi::value_uint: return v.ui;
+    case abi::value_ulong: return static_cast<double>(v.ul);
+    case abi::value_ulonglong: return static_cast<double>(v.ull);
+    case abi::value_slonglong: return static_cast<double>(v.sll);
+    case abi::value_sint: return v.si;
+    case abi::value_ushort: return v.us;
+    default: return 0;
+  }
+}
+}  // namespace
+
+std::optional<clock_samples> session::sm_clock_samples(const device& d, std::uint64_t after_us,
+                                                       std::string* why) const {
+  if (!api_) {
+    if (why) *why = reason_;
+    return std::nullopt;
+  }
+  if (!api_->samples) {
+    if (why) *why = "SM clock samples not readable: " + not_in_library("nvmlDeviceGetSamples");
+    return std::nullopt;
+  }
+  const abi::device_t h = handle_of(d);
+  clock_samples out;
+  out.newest_us = after_us;
+  // The count first, then the samples; NOT_FOUND means none is newer than `after_us`.
+  int type = abi::value_uint;
+  unsigned count = 0;
+  abi::return_t rc = api_->samples(h, abi::processor_clock_samples, after_us, &type, &count, nullptr);
+  std::vector<abi::sample> buffer;
+  if (rc == abi::success && count > 0) {
+    buffer.resize(count);
+    rc = api_->samples(h, abi::processor_clock_samples, after_us, &type, &count, buffer.data());
+  }
+  if (rc == abi::error_not_found) return out;
+  if (rc != abi::success) {
+    if (why) *why = "SM clock samples not readable: " + api_->error(rc);
+    return std::nullopt;
+  }
+  double sum = 0;
+  for (unsigned i = 0; i < count && i < buffer.size(); ++i) {
+    if (buffer[i].time_stamp <= after_us) continue;
+    sum += as_double(type, buffer[i].sample_value);
+    ++out.count;
+    out.newest_us = std::max<std::uint64_t>(out.newest_us, buffer[i].time_stamp);
+  }
+  if (out.count > 0) out.mean_mhz = sum / out.count;
+  return out;
 }
 
 namespace {
@@ -372,6 +229,20 @@ std::optional<nvlink_summary> session::nvlinks(const device& d, std::string* why
 }
 
 // ---- pure helpers -------------------------------------------------------------------------
+
+const char* name_of(perf_policy policy) {
+  switch (policy) {
+    case perf_policy::power: return "power";
+    case perf_policy::thermal: return "thermal";
+    case perf_policy::sync_boost: return "sync_boost";
+    case perf_policy::board_limit: return "board_limit";
+    case perf_policy::low_utilization: return "low_utilization";
+    case perf_policy::reliability: return "reliability";
+    case perf_policy::total_app_clocks: return "below_app_clocks";
+    case perf_policy::total_base_clocks: return "below_base_clocks";
+  }
+  return "unknown";
+}
 
 std::string describe_clocks_event_reasons(std::uint64_t mask) {
   static const std::pair<std::uint64_t, const char*> names[] = {
