@@ -132,9 +132,11 @@ TEST(CpuLoad, OtherBusyIsTheMachinesBusyTimeLessThisProcesssPerSecond) {
   const auto load = cpu::load_during(a, b, 100);
   ASSERT_TRUE(load);
   EXPECT_DOUBLE_EQ(load->other_busy_cores, 0.9);
+  EXPECT_DOUBLE_EQ(load->self_busy_cores, 0.6);
   EXPECT_DOUBLE_EQ(load->steal_pct, 5.0);
   const auto c = as_map(cpu::load_counters(*load));
   EXPECT_DOUBLE_EQ(c.at("cpu_other_busy"), 0.9);
+  EXPECT_DOUBLE_EQ(c.at("cpu_self_busy"), 0.6);
   EXPECT_DOUBLE_EQ(c.at("cpu_steal_pct"), 5.0);
 
   // A quiet machine whose counters lag ours by a tick reads 0, not a negative load.
@@ -152,7 +154,7 @@ TEST(CpuLoad, ALoopShorterThanTheWindowGetsNoCounters) {
   cpu::load_between short_loop{1.5, 2.0, cpu::min_load_window_s / 2};
   EXPECT_TRUE(cpu::load_counters(short_loop).empty());
   short_loop.wall_s = cpu::min_load_window_s;
-  EXPECT_EQ(cpu::load_counters(short_loop).size(), 2u);
+  EXPECT_EQ(cpu::load_counters(short_loop).size(), 3u);
 }
 
 TEST(CpuLoad, TheRowMonitorReportsTheLoadOfAFakeProcTree) {
@@ -219,6 +221,7 @@ TEST(CpuLoad, ASpinningChildIsSeenAsOtherBusy) {
   const auto c = as_map(monitor->counters(1e9, 10));
   ASSERT_EQ(c.count("cpu_other_busy"), 1u) << monitor->unavailable_reason();
   EXPECT_GT(c.at("cpu_other_busy"), 0.5);
+  EXPECT_LT(c.at("cpu_self_busy"), 0.5);  // this process slept; its idle BLAS threads sleep too
 }
 
 TEST(CpuLoad, ASpinningChildIsNamedAmongTheBusyProcesses) {

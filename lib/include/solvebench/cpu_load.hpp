@@ -43,6 +43,7 @@ std::optional<load_sample> sample_load(const std::string& proc_root = "/proc", s
 
 struct load_between {
   double other_busy_cores = 0;  // cores' worth of CPU time used by other processes (>= 0)
+  double self_busy_cores = 0;   // cores' worth this process got (all its threads, spinning included)
   double steal_pct = 0;         // share of all CPUs' time the hypervisor stole, percent
   double wall_s = 0;
 };
@@ -56,8 +57,10 @@ std::optional<load_between> load_during(const load_sample& before, const load_sa
 // 2 cores reads cpu_other_busy to about +-0.2 cores; a shorter one would report noise as load.
 inline constexpr double min_load_window_s = 0.2;
 
-// {"cpu_other_busy", cores}, {"cpu_steal_pct", percent} for a row whose loop lasted at least
-// min_load_window_s; nothing otherwise.
+// {"cpu_other_busy", cores}, {"cpu_self_busy", cores}, {"cpu_steal_pct", percent} for a row
+// whose loop lasted at least min_load_window_s; nothing otherwise. cpu_self_busy says how much of
+// the machine the row really had: GFLOP/s over a peak scaled by it separates a slow kernel from
+// a shared CPU.
 std::vector<std::pair<std::string, double>> load_counters(const load_between& load);
 
 // Every process under `proc_root` whose stat can be read, by pid.

@@ -97,6 +97,7 @@ std::optional<load_between> load_during(const load_sample& before, const load_sa
   out.wall_s = wall;
   const double busy = static_cast<double>(b.busy() - a.busy()), self = static_cast<double>(after.self_jiffies - before.self_jiffies);
   out.other_busy_cores = std::max(0.0, (busy - self) / (wall * ticks));
+  out.self_busy_cores = self / (wall * ticks);
   const auto total = b.total() - a.total();
   out.steal_pct = total > 0 ? 100.0 * static_cast<double>(b.steal - a.steal) / static_cast<double>(total) : 0.0;
   return out;
@@ -104,7 +105,7 @@ std::optional<load_between> load_during(const load_sample& before, const load_sa
 
 std::vector<std::pair<std::string, double>> load_counters(const load_between& load) {
   if (load.wall_s < min_load_window_s) return {};
-  return {{"cpu_other_busy", load.other_busy_cores}, {"cpu_steal_pct", load.steal_pct}};
+  return {{"cpu_other_busy", load.other_busy_cores}, {"cpu_self_busy", load.self_busy_cores}, {"cpu_steal_pct", load.steal_pct}};
 }
 
 std::map<int, process_times> scan_processes(const std::string& proc_root) {
