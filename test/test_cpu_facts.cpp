@@ -267,6 +267,23 @@ TEST(BlasCoreIsa, RanksTellAWeakerKernelFromOneThatMatches) {
   EXPECT_EQ(cpu::vector_isa_rank("mystery"), -1);
 }
 
+TEST(BlasCoreIsa, TellsAWeakKernelFromAMatchingOneAndOneThatCannotRun) {
+  using cpu::kernel_fit;
+  EXPECT_EQ(cpu::compare_kernel_isa("sse3", "avx512", 512), kernel_fit::narrower);    // Prescott on a Xeon
+  EXPECT_EQ(cpu::compare_kernel_isa("avx2", "avx512", 512), kernel_fit::narrower);    // Haswell on a Xeon
+  EXPECT_EQ(cpu::compare_kernel_isa("avx512", "avx512", 512), kernel_fit::matches);
+  EXPECT_EQ(cpu::compare_kernel_isa("avx2", "avx512", 256), kernel_fit::matches);     // Zen kernels on Zen 4
+  EXPECT_EQ(cpu::compare_kernel_isa("sse3", "avx512", 256), kernel_fit::narrower);
+  EXPECT_EQ(cpu::compare_kernel_isa("avx2", "avx2", 256), kernel_fit::matches);
+  EXPECT_EQ(cpu::compare_kernel_isa("avx512", "avx2", 256), kernel_fit::beyond);      // SkylakeX on Zen 3: SIGILL
+  EXPECT_EQ(cpu::compare_kernel_isa("generic", "neon"), kernel_fit::narrower);
+  EXPECT_EQ(cpu::compare_kernel_isa("neon", "sve"), kernel_fit::narrower);
+  EXPECT_EQ(cpu::compare_kernel_isa("neon", "avx2"), kernel_fit::unknown);
+  EXPECT_EQ(cpu::compare_kernel_isa("", "avx2"), kernel_fit::unknown);
+  EXPECT_EQ(cpu::compare_kernel_isa("avx2", ""), kernel_fit::unknown);
+  EXPECT_STREQ(cpu::to_string(kernel_fit::beyond), "beyond");
+}
+
 TEST(BlasCoreOverride, ListsTheKernelVariablesThatAreSet) {
   const std::map<std::string, std::string> env{{"OPENBLAS_CORETYPE", "SkylakeX"}, {"BLIS_ARCH_TYPE", "haswell"},
                                                {"OMP_NUM_THREADS", "2"}};

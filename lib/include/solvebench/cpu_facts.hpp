@@ -45,6 +45,15 @@ std::string vector_isa(const cpuinfo& cpu);
 // unknown name. (Ranks of x86 and Arm names are not comparable with each other.)
 int vector_isa_rank(std::string_view isa);
 
+// How a BLAS kernel set's ISA fits the CPU's: `narrower` leaves speed unused (Prescott kernels
+// on an AVX-512 CPU), `beyond` dies of SIGILL at the first call (OPENBLAS_CORETYPE=SkylakeX on
+// a CPU without AVX-512), `unknown` when either name is unknown or they are of different
+// architectures. Kernels as wide as the CPU's FMA datapath (`cpu_fma_unit_bits`, when > 0)
+// match even where the ISA is wider: AVX2 kernels on Zen 4, whose AVX-512 runs on 256-bit units.
+enum class kernel_fit { unknown, narrower, matches, beyond };
+kernel_fit compare_kernel_isa(std::string_view kernel_isa, std::string_view cpu_isa, int cpu_fma_unit_bits = 0);
+const char* to_string(kernel_fit fit) noexcept;  // "unknown", "narrower", "matches", "beyond"
+
 // How many FMA (or, without FMA, add + multiply) units a core has, how wide each is, and where
 // the number came from: the count cannot be read from the flags.
 struct fma_units {

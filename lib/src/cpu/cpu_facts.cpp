@@ -134,6 +134,8 @@ std::optional<fma_units> intel_units(const cpuinfo& c, const std::string& isa) {
   }
 }
 
+bool is_arm_isa(std::string_view isa) { return isa == "neon" || isa == "sve"; }
+
 int isa_bits(const std::string& isa, int sve_vector_bits) {
   if (isa == "avx512") return 512;
   if (isa == "avx2" || isa == "avx") return 256;
@@ -212,6 +214,25 @@ int vector_isa_rank(std::string_view isa) {
   for (const auto& [name, rank] : ranks)
     if (name == isa) return rank;
   return -1;
+}
+
+kernel_fit compare_kernel_isa(std::string_view kernel, std::string_view cpu_isa, int cpu_fma_unit_bits) {
+  const int k = vector_isa_rank(kernel), c = vector_isa_rank(cpu_isa);
+  if (k < 0 || c < 0 || (kernel != "generic" && is_arm_isa(kernel) != is_arm_isa(cpu_isa))) return kernel_fit::unknown;
+  if (k > c) return kernel_fit::beyond;
+  if (k == c) return kernel_fit::matches;
+  // AVX2 (FMA) kernels fill units no wider than 256 bits.
+  if (kernel == "avx2" && cpu_fma_unit_bits > 0 && cpu_fma_unit_bits <= 256) return kernel_fit::matches;
+  return kernel_fit::narrower;
+}
+
+const char* to_string(kernel_fit fit) noexcept {
+  switch (fit) {
+    case kernel_fit::narrower: return "narrower";
+    case kernel_fit::matches: return "matches";
+    case kernel_fit::beyond: return "beyond";
+    default: return "unknown";
+  }
 }
 
 fma_units fma_units_of(const cpuinfo& c, const std::string& isa, int sve_vector_bits) {
