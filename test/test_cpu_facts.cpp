@@ -77,7 +77,8 @@ TEST(CpuPeak, XeonGold6xxxHasTwoAvx512FmaUnitsAndItsNominalClock) {
   EXPECT_EQ(f.at("cpu_clock_source"), "model name");
   EXPECT_EQ(f.at("cpu_peak_fp64_GFLOPs"), "160.0");
   EXPECT_EQ(f.at("cpu_peak_fp32_GFLOPs"), "320.0");
-  EXPECT_EQ(f.size(), 11u);
+  EXPECT_EQ(f.at("cpu_clock_measured_MHz"), "");  // none given
+  EXPECT_EQ(f.size(), 12u);
 }
 
 TEST(CpuPeak, CpufreqMaximumWinsOverTheNominalClock) {
@@ -85,6 +86,34 @@ TEST(CpuPeak, CpufreqMaximumWinsOverTheNominalClock) {
                          3900000.0, 4);
   EXPECT_EQ(p.clk.source, "cpufreq cpuinfo_max_freq");
   EXPECT_DOUBLE_EQ(p.fp64_gflops, 4 * 3900 * 32 / 1e3);
+}
+
+TEST(CpuPeak, AMeasuredClockAboveTheStatedOneReplacesIt) {
+  // A VM's "cpu MHz" is its host's nominal clock; the core boosts above it.
+  const auto c = cpu::parse_cpuinfo(x86_cpuinfo("AuthenticAMD", 25, 1, "AMD EPYC", 2445.404, avx2_flags));
+  const auto boosted = cpu::choose_clock(c, std::nullopt, 3200.0);
+  EXPECT_DOUBLE_EQ(boosted.mhz, 3200);
+  EXPECT_EQ(boosted.source, "measured, above the 2445 MHz of /proc/cpuinfo cpu MHz");
+  const auto close = cpu::choose_clock(c, std::nullopt, 2500.0);  // within 3%: the stated one stays
+  EXPECT_DOUBLE_EQ(close.mhz, 2445.404);
+  EXPECT_EQ(close.source, "/proc/cpuinfo cpu MHz");
+  EXPECT_EQ(cpu::choose_clock(c, 3500000.0, 3200.0).source, "cpufreq cpuinfo_max_freq");
+  EXPECT_EQ(cpu::choose_clock(cpu::parse_cpuinfo(neoverse_n1), std::nullopt, 2600.0).source, "measured");
+  const auto p = cpu::theoretical_peak(c, boosted, 2);
+  EXPECT_EQ(p.basis, "2 cores x 3200 MHz x 16 fp64 flop/cycle (avx2, 2 x 256-bit FMA units)");
+  EXPECT_EQ(as_map(cpu::peak_facts(c, p, 3200.4)).at("cpu_clock_measured_MHz"), "3200");
+}
+
+TEST(CpuPeak, MeasuresThisCoresClock) {
+#if defined(__x86_64__) || defined(__aarch64__)
+  const auto mhz = cpu::measure_clock_mhz();
+  ASSERT_TRUE(mhz);
+  std::cout << "measured clock: " << *mhz << " MHz\n";
+  EXPECT_GT(*mhz, 300);   // no server core this decade runs slower, and preemption cannot
+  EXPECT_LT(*mhz, 7000);  // make the best chain faster than one add a cycle
+#else
+  EXPECT_FALSE(cpu::measure_clock_mhz());
+#endif
 }
 
 TEST(CpuPeak, XeonSilverHasOneFmaUnitAndIceLakeSilverTwo) {
@@ -218,14 +247,14 @@ TEST(CpuPeak, ReadsCpuinfoAndCpufreqUnderTheRootsItIsGiven) {
   while (!CPU_ISSET(first, &mask)) ++first;
   const fs::path cpufreq = root / "sys" / ("cpu" + std::to_string(first)) / "cpufreq";
   fs::create_directories(cpufreq);
-  std::ofstream(cpufreq / "cpuinfo_max_freq") << "3900000\n";
+  std::ofstream(cpufreq / "cpuinfo_max_freq") << "9900000\n";  // above any core's measured clock
   const auto f = as_map(cpu::cpu_peak_facts((root / "proc").string(), (root / "sys").string()));
   fs::remove_all(root);
   const int cores = cpu::cores_available();
   ASSERT_GE(cores, 1);
   EXPECT_EQ(f.at("cpu_clock_source"), "cpufreq cpuinfo_max_freq");
-  EXPECT_EQ(f.at("cpu_clock_MHz"), "3900");
-  EXPECT_DOUBLE_EQ(std::stod(f.at("cpu_peak_fp64_GFLOPs")), cores * 3900 * 32 / 1e3);
+  EXPECT_EQ(f.at("cpu_clock_MHz"), "9900");
+  EXPECT_DOUBLE_EQ(std::stod(f.at("cpu_peak_fp64_GFLOPs")), cores * 9900 * 32 / 1e3);
   EXPECT_EQ(f.at("cpu_peak_basis").rfind(std::to_string(cores) + (cores == 1 ? " core x" : " cores x"), 0), 0u);
 }
 

@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -252,14 +254,42 @@ fma_units fma_units_of(const cpuinfo& c, const std::string& isa, int sve_vector_
   return assumed(2, bits, "2 x " + std::to_string(bits) + "-bit FMA units, as on most cores with FMA");
 }
 
-clock_reading choose_clock(const cpuinfo& c, std::optional<double> cpufreq_max_khz) {
-  if (cpufreq_max_khz && *cpufreq_max_khz > 0) return {*cpufreq_max_khz / 1000, "cpufreq cpuinfo_max_freq"};
+clock_reading choose_clock(const cpuinfo& c, std::optional<double> cpufreq_max_khz, std::optional<double> measured_mhz) {
+  clock_reading stated;
   static const std::regex nominal(R"(@\s*([0-9]+(\.[0-9]+)?)\s*([GM])Hz)");
   std::smatch m;
-  if (std::regex_search(c.model_name, m, nominal))
-    return {std::strtod(m[1].str().c_str(), nullptr) * (m[3] == "G" ? 1000 : 1), "model name"};
-  if (c.mhz > 0) return {c.mhz, "/proc/cpuinfo cpu MHz"};
-  return {};
+  if (cpufreq_max_khz && *cpufreq_max_khz > 0) stated = {*cpufreq_max_khz / 1000, "cpufreq cpuinfo_max_freq"};
+  else if (std::regex_search(c.model_name, m, nominal))
+    stated = {std::strtod(m[1].str().c_str(), nullptr) * (m[3] == "G" ? 1000 : 1), "model name"};
+  else if (c.mhz > 0) stated = {c.mhz, "/proc/cpuinfo cpu MHz"};
+  if (measured_mhz && *measured_mhz > 1.03 * stated.mhz)
+    return {*measured_mhz, stated.mhz > 0 ? "measured, above the " + fixed(stated.mhz, 0) + " MHz of " + stated.source
+                                          : "measured"};
+  return stated;
+}
+
+std::optional<double> measure_clock_mhz() {
+#if defined(__x86_64__) || defined(__aarch64__)
+  constexpr std::uint64_t adds = 2'000'000;
+  double best_s = 0;
+  for (int attempt = 0; attempt < 20; ++attempt) {
+    std::uint64_t x = 0;
+    const auto start = std::chrono::steady_clock::now();
+    for (std::uint64_t i = 0; i < adds; ++i) {
+      // One add whose result the next one needs: the chain runs at one add a cycle, and the
+      // asm keeps the compiler from folding it into a single addition.
+#if defined(__x86_64__)
+      asm volatile("add $1, %0" : "+r"(x));
+#else
+      asm volatile("add %0, %0, #1" : "+r"(x));
+#endif
+    }
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (s > 0 && (best_s == 0 || s < best_s)) best_s = s;
+  }
+  if (best_s > 0) return static_cast<double>(adds) / best_s / 1e6;
+#endif
+  return std::nullopt;
 }
 
 peak theoretical_peak(const cpuinfo& c, const clock_reading& clk, int cores, int sve_vector_bits) {
@@ -290,7 +320,7 @@ peak theoretical_peak(const cpuinfo& c, const clock_reading& clk, int cores, int
   return p;
 }
 
-facts peak_facts(const cpuinfo& c, const peak& p) {
+facts peak_facts(const cpuinfo& c, const peak& p, std::optional<double> measured_mhz) {
   std::string model = c.model_name;
   if (model.empty() && c.architecture == "aarch64")
     model = arm_core_of(c) ? arm_core_of(c)->name : "Arm implementer " + c.vendor + " part " + c.part;
@@ -303,6 +333,7 @@ facts peak_facts(const cpuinfo& c, const peak& p) {
           {"cpu_fma_units_source", p.units.source},
           {"cpu_clock_MHz", number(p.clk.mhz, 0)},
           {"cpu_clock_source", p.clk.source},
+          {"cpu_clock_measured_MHz", measured_mhz ? number(*measured_mhz, 0) : ""},
           {"cpu_peak_fp64_GFLOPs", number(p.fp64_gflops, 1)},
           {"cpu_peak_fp32_GFLOPs", number(p.fp32_gflops, 1)},
           {"cpu_peak_basis", p.basis}};
@@ -361,7 +392,8 @@ facts cpu_peak_facts(const std::string& proc_root, const std::string& cpu_sys_ro
 #if defined(__aarch64__) && defined(PR_SVE_GET_VL)
   if (const int vl = prctl(PR_SVE_GET_VL, 0, 0, 0, 0); vl > 0) sve_bits = (vl & PR_SVE_VL_LEN_MASK) * 8;
 #endif
-  return peak_facts(c, theoretical_peak(c, choose_clock(c, max_khz), cores_available(), sve_bits));
+  const auto measured = measure_clock_mhz();
+  return peak_facts(c, theoretical_peak(c, choose_clock(c, max_khz, measured), cores_available(), sve_bits), measured);
 }
 
 }  // namespace solvebench::cpu
