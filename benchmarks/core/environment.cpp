@@ -1,7 +1,5 @@
-// Reading the affinity mask, the thread variables and the cpufreq governors.
+// The cores available (lib: cpu_facts.hpp), the thread variables and the cpufreq governors.
 #include "core/environment.hpp"
-
-#include <sched.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -9,14 +7,11 @@
 #include <set>
 #include <system_error>
 
+#include "solvebench/cpu_facts.hpp"
+
 namespace solvebench::bench {
 
-int cores_available() {
-  cpu_set_t mask;
-  CPU_ZERO(&mask);
-  if (sched_getaffinity(0, sizeof mask, &mask) != 0) return 0;
-  return CPU_COUNT(&mask);
-}
+int cores_available() { return cpu::cores_available(); }
 
 std::string thread_env() {
   std::string out;

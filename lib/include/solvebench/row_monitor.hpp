@@ -25,9 +25,12 @@ class row_monitor {
   virtual std::string unavailable_reason() const = 0;
 };
 
-// CPU rows: package (and DRAM) energy from RAPL under `powercap_root`. Make one per run and
-// reuse it for every row; it never throws for missing or unreadable RAPL (see unavailable_reason).
-std::unique_ptr<row_monitor> make_cpu_row_monitor(const std::string& powercap_root = "/sys/class/powercap");
+// CPU rows: package (and DRAM) energy from RAPL under `powercap_root`, and the load other
+// processes put on the machine meanwhile from `proc_root` (counters cpu_other_busy and
+// cpu_self_busy, in cores, and cpu_steal_pct; see cpu_load.hpp). Make one per run and reuse it for every row; it never
+// throws for missing or unreadable counters (see unavailable_reason).
+std::unique_ptr<row_monitor> make_cpu_row_monitor(const std::string& powercap_root = "/sys/class/powercap",
+                                                  const std::string& proc_root = "/proc");
 
 // GPU rows, CUDA builds only (defined in lib/src/cuda): NVML's SM clock (at both ends:
 // sm_clock_start_MHz, sm_clock_end_MHz; the mean of the driver's samples between them:
