@@ -54,7 +54,7 @@ inline run_summary clean_run() {
                  {"blas_vendor", "OpenBLAS"}, {"blas_version", "0.3.21"},       {"blas_threads", "2"},
                  {"cores_available", "2"},    {"thread_env", ""},               {"cpu_governor", "performance"},
                  {"gpu_name", "NVIDIA H200"}, {"gpu_pcie_max_GBps", "63.0"},    {"load_avg", "0.2,0.3,0.3"},
-                 {"blas_core", "SkylakeX"},   {"blas_core_isa", "avx512"},      {"cpu_vector_isa", "avx512f"},
+                 {"blas_core", "SkylakeX"},   {"blas_core_isa", "avx512"},      {"cpu_vector_isa", "avx512"},
                  {"cpu_model", "Intel Xeon"}, {"cpu_peak_fp64_GFLOPs", "2400"}, {"cpu_peak_fp32_GFLOPs", "4800"},
                  {"cpu_peak_basis", "test"},  {"gpu_peak_fp64_GFLOPs", "66908"}, {"gpu_peak_fp32_GFLOPs", "66908"},
                  {"gpu_peak_basis", "test"}};

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "checks/audit_rules.hpp"
+#include "solvebench/cpu_facts.hpp"
 #include "checks/text.hpp"
 #include "checks/thresholds.hpp"
 
@@ -18,19 +19,9 @@ std::string lower(std::string s) {
   return s;
 }
 
-// How wide a vector ISA is, for comparing the CPU's with the kernels the BLAS chose (0: unknown).
-int isa_rank(const std::string& isa) {
-  const std::string s = lower(isa);
-  if (s.find("avx512") != std::string::npos) return 4;
-  if (s.find("avx2") != std::string::npos) return 3;
-  if (s.find("avx") != std::string::npos || s.find("sve") != std::string::npos) return 2;
-  if (s.find("sse") != std::string::npos || s.find("neon") != std::string::npos) return 1;
-  return 0;
-}
-
 // The OpenBLAS core whose kernels fit an ISA, for the advice.
 std::string core_for(const std::string& isa) {
-  switch (isa_rank(isa)) {
+  switch (cpu::vector_isa_rank(isa)) {
     case 4: return "SkylakeX";
     case 3: return "Haswell";
     case 2: return "Sandybridge";
@@ -52,8 +43,8 @@ std::string rows_phrase(std::size_t n) { return count(n, "CPU row"); }
 std::string kernel_mismatch(const rule_input& in) {
   const std::string core = in.context("blas_core"), core_isa = in.context("blas_core_isa");
   const std::string cpu_isa = in.context("cpu_vector_isa");
-  const int have = isa_rank(core_isa), can = isa_rank(cpu_isa);
-  if (have == 0 || can == 0 || have >= can) return "";
+  const int fma_bits = static_cast<int>(in.number("cpu_fma_unit_bits").value_or(0));
+  if (cpu::compare_kernel_isa(core_isa, cpu_isa, fma_bits) != cpu::kernel_fit::narrower) return "";
   const std::string vendor = in.context("blas_vendor").empty() ? "the BLAS" : in.context("blas_vendor");
   std::string out = vendor + " runs its " + core + " (" + core_isa + ") kernels on a CPU with " + cpu_isa;
   const std::string override_var = in.context("blas_core_override");

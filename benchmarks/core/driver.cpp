@@ -17,6 +17,8 @@
 #include "core/outputs.hpp"
 #include "core/printers.hpp"
 #include "solvebench/config.hpp"
+#include "solvebench/cpu_facts.hpp"
+#include "solvebench/cpu_load.hpp"
 #include "solvebench/lapack.hpp"
 
 extern char** environ;
@@ -125,6 +127,27 @@ void add_common_context(const common_options& opt) {
                                     "% or " + std::to_string(s.max_time) + " s; one call past " +
                                     std::to_string(s.long_cap) + " s");
   for (const auto& [key, value] : environment_facts()) benchmark::AddCustomContext(key, value);
+  for (const auto& group : {cpu::cpu_peak_facts(), cpu::blas_core_facts(blas.blas_core), cpu::load_facts_at_start()})
+    for (const auto& [key, value] : group) benchmark::AddCustomContext(key, value);
+}
+
+std::string why_blas_kernels_cannot_run() {
+  const auto peak = cpu::cpu_peak_facts();
+  std::string cpu_isa;
+  int fma_bits = 0;
+  for (const auto& [key, value] : peak) {
+    if (key == "cpu_vector_isa") cpu_isa = value;
+    if (key == "cpu_fma_unit_bits" && !value.empty()) fma_bits = std::atoi(value.c_str());
+  }
+  const auto blas = lapack::blas_runtime_info();
+  const std::string kernels = cpu::blas_core_isa(blas.blas_core);
+  if (cpu::compare_kernel_isa(kernels, cpu_isa, fma_bits) != cpu::kernel_fit::beyond) return "";
+  const auto forced = cpu::blas_core_facts(blas.blas_core);
+  std::string by;
+  for (const auto& [key, value] : forced)
+    if (key == "blas_core_override" && !value.empty()) by = " (" + value + " in the environment)";
+  return blas.vendor + " would run its " + blas.blas_core + " kernels" + by + ", which need " + kernels +
+         ", on a CPU with " + cpu_isa + ": the first call would die of an illegal instruction";
 }
 
 int run_program(program& p, int argc, char** argv) {
@@ -164,6 +187,7 @@ int run_program(program& p, int argc, char** argv) {
       }
     }
     if (problem.empty() && p.check_gb_flags) p.check_gb_flags(gb_args);
+    if (problem.empty()) problem = why_blas_kernels_cannot_run();
     if (problem.empty() && p.root && !gb.list_tests) plan = plan_outputs(*p.common, gb, p.name);
   } catch (const usage_error& e) {
     problem = e.what();

@@ -41,7 +41,11 @@ struct program {
 
 int run_program(program& p, int argc, char** argv);
 
-// The run context every binary records: versions, the BLAS/LAPACK really loaded, seed, kinds.
+// The run context every binary records: versions, the BLAS/LAPACK really loaded, seed, kinds,
+// the machine's ceilings and load.
 void add_common_context(const common_options& opt);
+// Non-empty when the BLAS is told to use kernels this CPU cannot execute (SIGILL at the first
+// call): the run is refused with that sentence instead.
+std::string why_blas_kernels_cannot_run();
 
 }  // namespace solvebench::bench
