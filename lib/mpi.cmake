@@ -9,4 +9,4 @@ add_library(solvebench_mpi
 add_library(solvebench::mpi ALIAS solvebench_mpi)
 target_link_libraries(solvebench_mpi
   PUBLIC solvebench MPI::MPI_CXX
-  PRIVATE ScaLAPACK::ScaLAPACK ${CMAKE_DL_LIBS} solvebench_warnings)
+  PRIVATE ScaLAPACK::ScaLAPACK ${CMAKE_DL_LIBS} $<BUILD_INTERFACE:solvebench_warnings>)
