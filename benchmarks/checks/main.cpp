@@ -1,11 +1,17 @@
 // solve_bench_checks: the audit and the verdict of saved runs, by the rules the run itself
 // applies (the same library), printed and written as the same sidecars.
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
 #include <cstring>
+#include <regex>
 #include <iostream>
 #include <string>
 #include <vector>
 
+#include "checks/compare.hpp"
 #include "checks/load.hpp"
+#include "checks/output.hpp"
 #include "checks/render.hpp"
 
 namespace bench = solvebench::bench;
@@ -14,12 +20,76 @@ namespace {
 
 const char* const usage =
     "usage: solve_bench_checks [--out-prefix=P] [--no-files] RUN.json|RUN.rows.jsonl ...\n"
+    "       solve_bench_checks compare [--json=OUT] [--markdown=OUT] [--filter=REGEX] BASE... -- NEW...\n"
     "\n"
     "Runs the audit and the verdict on saved solve_bench runs (several files are pooled: rows\n"
     "with the same id are repetitions of one row), prints them, and writes P.audit.json,\n"
     "P.verdict.json and P.verdict.md, P being --out-prefix or the first input without its\n"
     ".json or .rows.jsonl. Exit status: 0 no timing bug and no failed row, 1 a timing bug or a\n"
-    "failed row, 2 bad usage or an input that is not a solve_bench run.\n";
+    "failed row, 2 bad usage or an input that is not a solve_bench run.\n"
+    "\n"
+    "compare holds the NEW runs (pooled) against the BASE runs (pooled), row by row: a row is slower\n"
+    "when its median moved by more than both runs' measured noise; the comparison also fails on a\n"
+    "row that errs, fails its resid check or is missing, and on a timing bug the new audit finds and\n"
+    "the base's does not. Exit status: 0 passed, 1 failed (also when NEW measured nothing), 2 bad\n"
+    "usage or input, or a BASE with no rows.\n";
+
+int compare_main(int argc, char** argv) {
+  std::vector<std::string> base, contender;
+  std::string json_out, markdown_out, filter;
+  bool after = false;
+  for (int i = 2; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--") after = true;
+    else if (arg.rfind("--json=", 0) == 0) json_out = arg.substr(7);
+    else if (arg.rfind("--markdown=", 0) == 0) markdown_out = arg.substr(11);
+    else if (arg.rfind("--filter=", 0) == 0) filter = arg.substr(9);
+    else if (arg.rfind("--", 0) == 0) {
+      std::cerr << "solve_bench_checks compare: unknown flag '" << arg << "' (see --help)\n";
+      return 2;
+    } else (after ? contender : base).push_back(arg);
+  }
+  if (base.empty() || contender.empty()) {
+    std::cerr << "solve_bench_checks compare: give BASE... -- NEW... (see --help)\n";
+    return 2;
+  }
+  bench::run_summary b, n;
+  try {
+    b = bench::load_runs(base);
+    n = bench::load_runs(contender);
+  } catch (const bench::load_error& e) {
+    std::cerr << "solve_bench_checks compare: " << e.what() << "\n";
+    return 2;
+  }
+  if (!filter.empty()) {
+    try {
+      const std::regex re(filter);
+      for (auto* run : {&b, &n})
+        run->rows.erase(std::remove_if(run->rows.begin(), run->rows.end(),
+                                       [&](const bench::row_record& r) { return !std::regex_search(r.name, re); }),
+                        run->rows.end());
+    } catch (const std::regex_error&) {
+      std::cerr << "solve_bench_checks compare: --filter: '" << filter << "' is not a regular expression\n";
+      return 2;
+    }
+  }
+  if (b.rows.empty()) {
+    std::cerr << "solve_bench_checks compare: no rows in the baseline" << (filter.empty() ? "" : " match --filter") << "\n";
+    return 2;
+  }
+  const auto c = bench::compare_runs(b, n);
+  std::cout << bench::comparison_text(c);
+  try {
+    if (!json_out.empty())
+      bench::write_file_atomically(json_out, bench::json_text(nlohmann::ordered_json{{"compare", bench::comparison_json(c)}}, 1) + "\n");
+    if (!markdown_out.empty()) bench::write_file_atomically(markdown_out, bench::comparison_markdown(c, base, contender));
+  } catch (const std::exception& e) {
+    std::cerr << "solve_bench_checks compare: " << e.what() << "\n";
+    return 2;
+  }
+  if (n.rows.empty()) std::cerr << "solve_bench_checks compare: the contender measured nothing\n";
+  return c.failed() || n.rows.empty() ? 1 : 0;
+}
 
 std::string base_of(const std::string& path) {
   for (const std::string suffix : {".rows.jsonl.partial", ".rows.jsonl", ".jsonl", ".json"})
@@ -31,6 +101,7 @@ std::string base_of(const std::string& path) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "compare") return compare_main(argc, argv);
   std::vector<std::string> inputs;
   std::string prefix;
   bool files = true;

@@ -2,6 +2,8 @@
 #include "core/harness.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <regex>
 #include <deque>
 #include <iostream>
 #include <new>
@@ -115,6 +117,31 @@ std::vector<double> subsample(const std::vector<double>& v) {
   return out;
 }
 
+// A test hook for the regression gate's own tests: SOLVE_BENCH_TEST_SLOWDOWN=REGEX=FRACTION makes
+// every timed call of the rows whose name matches REGEX that much slower (a busy wait after the
+// call, added to its time), a planted regression that a gate must catch and an A/A run lacks.
+double planted_slowdown(const std::string& row) {
+  const char* spec = std::getenv("SOLVE_BENCH_TEST_SLOWDOWN");
+  if (!spec || !*spec) return 0;
+  const std::string text = spec;
+  const auto eq = text.rfind('=');
+  if (eq == std::string::npos) return 0;
+  try {
+    if (!std::regex_search(row, std::regex(text.substr(0, eq)))) return 0;
+  } catch (const std::regex_error&) {
+    return 0;
+  }
+  return std::strtod(text.c_str() + eq + 1, nullptr);
+}
+
+double slowed(double seconds, double fraction) {
+  if (!(fraction > 0)) return seconds;
+  const auto t0 = std::chrono::steady_clock::now();
+  while (seconds_since(t0) < seconds * fraction) {
+  }
+  return seconds + seconds_since(t0);
+}
+
 }  // namespace
 
 sampling& sampling_policy() {
@@ -197,8 +224,9 @@ void run_row(benchmark::State& state, const std::string& row, const fixture_fact
     sampler samples(sampling_policy());
     const auto wall0 = std::chrono::steady_clock::now();
     if (probe) probe->begin();
+    const double plant = planted_slowdown(row);
     for (auto _ : state) {  // one iteration (the driver gives Google Benchmark a vanishing min time): the row samples itself
-      do samples.add(f.run_once());
+      do samples.add(slowed(f.run_once(), plant));
       while (!samples.enough());
       state.SetIterationTime(median(samples.ms()) / 1e3);
     }

@@ -1,0 +1,47 @@
+// The regression gate's rule: a contender run held against a baseline run, row by row (rows
+// matched by id), each difference judged against both runs' measured noise, never a single
+// sample. tools/regress and .ci/bench-pr render and act on what it decides.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "checks/audit.hpp"
+#include "checks/record.hpp"
+
+namespace solvebench::bench {
+
+struct row_change {
+  row_id id;
+  std::string name;
+  // slower, faster, same, error, resid, missing (in the base, not the contender), new, base-failed
+  std::string status;
+  std::string why;
+  std::optional<double> base_ms, new_ms, change_pct, threshold_pct, base_noise_pct, new_noise_pct;
+  std::size_t base_repetitions = 0, new_repetitions = 0;
+  bool fails() const { return status == "slower" || status == "error" || status == "resid" || status == "missing"; }
+};
+
+struct comparison {
+  std::vector<row_change> rows;
+  std::vector<finding> new_timing_bugs;  // in the contender's audit and not in the baseline's
+  bool failed() const;
+  std::vector<std::string> suspects() const;  // rows a re-run should confirm: the slower ones
+};
+
+// The noise a row's median carries, in percent: the larger of the interval from its own
+// samples and the spread between its repetitions (rounds of a pooled A/B run), so that a run
+// slowed as a whole by its neighbours is not read as a regression of its code.
+std::optional<double> gate_noise_pct(const row_record& r);
+
+comparison compare_runs(const run_summary& base, const run_summary& contender);
+
+nlohmann::ordered_json comparison_json(const comparison& c);
+std::string comparison_text(const comparison& c);
+std::string comparison_markdown(const comparison& c, const std::vector<std::string>& base_files,
+                                const std::vector<std::string>& new_files);
+
+}  // namespace solvebench::bench
