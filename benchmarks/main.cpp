@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "core/driver.hpp"
+#include "core/row.hpp"
 #include "cpu/cpu_rows.hpp"
 #include "cuda/gpu_rows.hpp"
 #include "mgpu/mgpu_rows.hpp"
@@ -38,9 +39,15 @@ int main(int argc, char** argv) {
     if (!gpu_rows.registered) std::cerr << "solve_bench: GPU rows not registered: " << gpu_rows.reason << "\n";
     mgpu_rows = bench::mgpu::register_rows(common, mgpu);
     for (const auto& note : mgpu_rows.notes) std::cerr << "solve_bench: " << note << "\n";
+    for (const auto& note : bench::largest_notes()) std::cerr << "solve_bench: --sizes=max: " << note << "\n";
   };
   p.add_context = [&] {
-    benchmark::AddCustomContext("cpu_sizes", bench::join(common.sizes_or_default()));
+    benchmark::AddCustomContext("cpu_sizes", common.sizes_max ? "max" : bench::join(common.sizes_or_default()));
+    if (common.sizes_max) {
+      std::string notes;
+      for (const auto& note : bench::largest_notes()) notes += (notes.empty() ? "" : "; ") + note;
+      benchmark::AddCustomContext("max_sizes", notes);
+    }
     benchmark::AddCustomContext("gpu_rows", gpu_rows.registered ? "registered" : "absent: " + gpu_rows.reason);
     if (gpu_rows.registered) benchmark::AddCustomContext("gpu_sizes", bench::join(gpu_rows.sizes));
     for (const auto& [key, value] : gpu_rows.context) benchmark::AddCustomContext(key, value);

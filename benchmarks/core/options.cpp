@@ -81,8 +81,13 @@ bool common_options::has(const char* precision) const {
 
 std::vector<flag> common_flags(common_options& o, const std::string& sizes_help) {
   return {
-      {"--sizes", "N[,N...]", "SOLVE_BENCH_SIZES", "matrix orders (" + sizes_help + ")",
-       [&o](const std::string& w, const std::string& v) { o.sizes = parse_size_list(w, v, max_size); },
+      {"--sizes", "N[,N...]|max", "SOLVE_BENCH_SIZES",
+       "matrix orders (" + sizes_help + "); max: each family at the largest n its device's free memory and its "
+       "library's limits allow, said at the start of the run",
+       [&o](const std::string& w, const std::string& v) {
+         o.sizes_max = v == "max";
+         o.sizes = o.sizes_max ? std::vector<std::int64_t>{} : parse_size_list(w, v, max_size);
+       },
        [&o] { return join(o.default_sizes); }()},
       {"--nrhs", "K[,K...]", "SOLVE_BENCH_NRHS", "right-hand sides of the solve rows",
        [&o](const std::string& w, const std::string& v) { o.nrhs = parse_size_list(w, v, max_size); },

@@ -36,6 +36,7 @@ struct flag {
 // Every row: sizes, right-hand sides, precisions, matrices, where the rows log goes.
 struct common_options {
   std::vector<std::int64_t> sizes;          // empty: each backend's default sweep
+  bool sizes_max = false;                   // --sizes=max: each family at the largest n that fits (sweep.hpp)
   std::vector<std::int64_t> nrhs{1};
   std::vector<std::string> precisions{"d", "s"};
   std::optional<matrix_kind> kind;          // empty: uniform for LU and GEMM rows, spd for Cholesky rows
@@ -45,6 +46,9 @@ struct common_options {
   // The sizes each backend sweeps when --sizes is not given (shown by --help).
   std::vector<std::int64_t> default_sizes{256, 1024, 4096};
   std::vector<std::int64_t> sizes_or_default() const { return sizes.empty() ? default_sizes : sizes; }
+  // What --sizes says for the families it bounds (dense and mixed-precision solves): "" when
+  // it was not given (each family's defaults), else the list or "max".
+  bool sizes_given() const { return sizes_max || !sizes.empty(); }
   bool has(const char* precision) const;
 };
 std::vector<flag> common_flags(common_options& o, const std::string& sizes_help);

@@ -2,6 +2,8 @@
 #include "core/row.hpp"
 
 #include <cmath>
+#include <cstdio>
+#include <functional>
 
 #include "solvebench/conditioned.hpp"
 
@@ -18,5 +20,33 @@ problem make_problem(const row_id& id, const operation& op, std::optional<matrix
   if (const auto cond = id.axis("cond")) p.cond = parse_condition_number(*cond);
   return p;
 }
+
+std::optional<std::int64_t> largest_fitting_n(const std::function<std::uint64_t(std::int64_t)>& bytes,
+                                              std::uint64_t available, std::int64_t limit) {
+  if (limit < 1 || bytes(1) > available) return std::nullopt;
+  std::int64_t lo = 1, hi = limit;  // bytes(lo) fits
+  if (bytes(hi) <= available) return hi;
+  while (hi - lo > 1) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    (bytes(mid) <= available ? lo : hi) = mid;
+  }
+  return lo > 1024 ? lo - lo % 64 : lo;
+}
+
+namespace {
+std::vector<std::string>& notes() {
+  static std::vector<std::string> list;
+  return list;
+}
+}  // namespace
+
+void note_largest(const std::string& what, std::int64_t n, std::uint64_t needed, std::uint64_t usable) {
+  char text[96];
+  std::snprintf(text, sizeof text, ": %.1f GiB of the %.1f GiB usable", static_cast<double>(needed) / (1ULL << 30),
+                static_cast<double>(usable) / (1ULL << 30));
+  notes().push_back(what + " at n = " + std::to_string(n) + text);
+}
+void largest_notes_add(const std::string& text) { notes().push_back(text); }
+const std::vector<std::string>& largest_notes() { return notes(); }
 
 }  // namespace solvebench::bench

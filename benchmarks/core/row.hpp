@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -81,5 +82,15 @@ conditioned_spec conditioned_matrix(const problem& p);
 // The problem a row's id describes: n, nrhs, batch (count), kind and cond from its axes; the
 // matrix kind otherwise from --kind, else the operation's default.
 problem make_problem(const row_id& id, const operation& op, std::optional<matrix_kind> requested_kind, std::uint64_t seed);
+
+// The largest n in [1, limit] whose `bytes(n)` fits in `available` (bisection; bytes grows with
+// n), rounded down to a multiple of 64 past 1024; none when not even n = 1 fits.
+std::optional<std::int64_t> largest_fitting_n(const std::function<std::uint64_t(std::int64_t)>& bytes,
+                                              std::uint64_t available, std::int64_t limit = 1LL << 24);
+// "GPU/dgesv at n = 135040: 136.2 GiB of 137.6 GiB usable": what --sizes=max chose and why,
+// kept for the run's context (max_sizes) and said on stderr.
+void note_largest(const std::string& what, std::int64_t n, std::uint64_t needed, std::uint64_t usable);
+void largest_notes_add(const std::string& text);
+const std::vector<std::string>& largest_notes();
 
 }  // namespace solvebench::bench

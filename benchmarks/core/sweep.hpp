@@ -71,7 +71,11 @@ struct sweep_space {
   std::vector<std::int64_t> nrhs;
   std::optional<matrix_kind> kind;  // --kind, for every row; else each operation's default
   std::uint64_t seed;
+  // --sizes=max: the order each backend, operation and precision runs at instead of `sizes`
+  // (the largest that fits: largest_fitting_n), none to leave the row out.
+  std::function<std::optional<std::int64_t>(const backend_desc&, const operation&, char precision)> largest;
 };
+
 
 namespace sweep_detail {
 
@@ -102,7 +106,12 @@ bool add_with(const backend_rows<Extras, Binding, Rest...>& b, const operation& 
 template <class T, class Extras, class... Bindings>
 void add_rows(const backend_rows<Extras, Bindings...>& b, const operation& op, const sweep_space& s) {
   if (!(Bindings::handles(op) || ...)) return;
-  for (auto n : s.sizes) {
+  std::vector<std::int64_t> sizes = s.sizes;
+  if (s.largest) {
+    sizes.clear();
+    if (const auto n = s.largest(b.desc, op, precision<T>::letter)) sizes.push_back(*n);
+  }
+  for (auto n : sizes) {
     std::vector<std::optional<std::int64_t>> rhs;
     if (op.has_rhs()) rhs.assign(s.nrhs.begin(), s.nrhs.end());
     else rhs.emplace_back();

@@ -38,6 +38,21 @@ constexpr backend_desc cpu_driver{"CPU-driver", "cpu", "resident", "driver", "la
 constexpr backend_desc cpu_mixed{"CPU", "cpu", "resident", "driver", "lapack"};  // LAPACKE_dsgesv: one call
 constexpr backend_desc cpu_batched{"CPU", "cpu", "resident", "batched", "lapack"};
 
+// --sizes=max: what the host can still hand out, less a tenth for everything else.
+std::uint64_t usable_host_bytes() { return host_memory_available_bytes() / 10 * 9; }
+
+template <class T>
+std::optional<std::int64_t> largest_cpu_n(const backend_desc& b, const operation& op, const common_options& opt) {
+  const std::uint64_t usable = usable_host_bytes();
+  const auto bytes = [&](std::int64_t n) -> std::uint64_t {
+    const problem p = make_problem(make_row_id<T>(b, op, n, opt.nrhs.front()), op, opt.kind, opt.seed);
+    return op.multiplies ? gemm_adapter<T>::bytes(p) : solve_adapter<T, lu<T>>::bytes(p);
+  };
+  const auto n = largest_fitting_n(bytes, usable, 46340LL * 2);
+  if (n) note_largest(std::string(b.name) + "/" + precision<T>::letter + op.name, *n, bytes(*n), usable);
+  return n;
+}
+
 template <class Adapter, timed Kind>
 void add(const row_id& id, const operation& op, std::optional<matrix_kind> kind, std::uint64_t seed) {
   const problem p = make_problem(id, op, kind, seed);
@@ -47,7 +62,14 @@ void add(const row_id& id, const operation& op, std::optional<matrix_kind> kind,
 }  // namespace
 
 void register_rows(const common_options& opt, const mixed_options& mixed, const batched_options& batched) {
-  const sweep_space space{opt.precisions, opt.sizes_or_default(), opt.nrhs, opt.kind, opt.seed};
+  sweep_space space{opt.precisions, opt.sizes_or_default(), opt.nrhs, opt.kind, opt.seed, nullptr};
+  if (opt.sizes_max)
+    space.largest = [&](const backend_desc& b, const operation& op, char letter) {
+      std::optional<std::int64_t> n;
+      for_each_precision(std::vector<std::string>{std::string(1, letter)},
+                         [&](auto tag) { n = largest_cpu_n<typename decltype(tag)::type>(b, op, opt); });
+      return n;
+    };
   register_sweep(space,
                  declare<bind<timed::halves, lu_rows, &ops::gesv, &ops::getrf, &ops::getrs>,
                          bind<timed::halves, cholesky_rows, &ops::posv, &ops::potrf, &ops::potrs>,
@@ -55,8 +77,20 @@ void register_rows(const common_options& opt, const mixed_options& mixed, const 
                  declare<bind<timed::driver, lu_driver, &ops::gesv>, bind<timed::driver, cholesky_driver, &ops::posv>>(
                      cpu_driver, &cpu_backend(), {}));
 
+  std::vector<std::int64_t> mixed_sizes = opt.sizes.empty() ? mixed.cpu_sizes : opt.sizes;
+  if (opt.sizes_max) {
+    const problem probe = make_problem(make_row_id<double>(cpu_mixed, ops::gesv, 1, 1), ops::gesv, std::nullopt, opt.seed);
+    const auto n = largest_fitting_n(
+        [&](std::int64_t m) {
+          problem p = probe;
+          p.n = m;
+          return std::max(dsgesv_adapter::bytes(p), solve_adapter<double, lu<double>>::bytes(p));
+        },
+        usable_host_bytes(), 46340LL * 2);
+    mixed_sizes = n ? std::vector<std::int64_t>{*n} : std::vector<std::int64_t>{};
+  }
   if (opt.has("d"))  // mixed precision: fp64 in and out, beside plain dgesv on the same matrix
-    for (auto n : opt.sizes.empty() ? mixed.cpu_sizes : opt.sizes)
+    for (auto n : mixed_sizes)
       for (const auto& [axis, matrix] : mixed_matrices(mixed)) {
         row_id plain = make_row_id<double>(cpu, ops::gesv, n, 1);
         add<lu_rows<double>, timed::halves>(add_axis(plain, axis, matrix), ops::gesv, std::nullopt, opt.seed);

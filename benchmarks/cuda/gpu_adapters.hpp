@@ -203,13 +203,25 @@ class host_side {
 template <class T, class Solver>
 class transfer_adapter {
  public:
+  // On the device: A, B, B's copy for the check, the solver's workspace and pivots, the
+  // residual's vectors. On the host: A, B, X and, while they are made, a second A and B.
+  static std::size_t device_bytes(const problem& p, cuda::context& ctx, cusolver_api api) {
+    const auto nn = static_cast<std::size_t>(p.n) * static_cast<std::size_t>(p.n);
+    const auto nk = static_cast<std::size_t>(p.n) * static_cast<std::size_t>(p.nrhs);
+    return (nn + 2 * nk) * sizeof(T) + Solver::query(ctx, p.n, api).device_bytes + static_cast<std::size_t>(p.n) * 8 +
+           residual_bytes<T>(p.n);
+  }
+  static std::size_t host_bytes(const problem& p) {
+    const auto nn = static_cast<std::size_t>(p.n) * static_cast<std::size_t>(p.n);
+    const auto nk = static_cast<std::size_t>(p.n) * static_cast<std::size_t>(p.nrhs);
+    return (nn + 3 * nk) * sizeof(T) * 2;
+  }
   transfer_adapter(const problem& p, cuda::context& ctx, cusolver_api api, host_memory where)
       : watch_(p.row), ctx_(ctx), p_(p) {
     const auto nn = static_cast<std::size_t>(p.n) * static_cast<std::size_t>(p.n);
     const auto nk = static_cast<std::size_t>(p.n) * static_cast<std::size_t>(p.nrhs);
-    cuda::require_device_memory((nn + 2 * nk) * sizeof(T) + Solver::query(ctx, p.n, api).device_bytes +
-                                4 * static_cast<std::size_t>(p.n) * sizeof(double));
-    require_host_memory((nn + 3 * nk) * sizeof(T) * 2);
+    cuda::require_device_memory(device_bytes(p, ctx, api));
+    require_host_memory(host_bytes(p));
     a_ = device_buffer<T>(nn);
     b_ = device_buffer<T>(nk);
     b0_ = device_buffer<T>(nk);
@@ -274,9 +286,12 @@ class transfer_adapter {
 template <class T>
 class gemm_adapter : public event_timer {
  public:
+  static std::size_t device_bytes(const problem& p) {
+    return 3 * static_cast<std::size_t>(p.n) * static_cast<std::size_t>(p.n) * sizeof(T) + residual_bytes<T>(p.n);
+  }
   gemm_adapter(const problem& p, cuda::context& ctx) : event_timer(ctx), watch_(p.row), p_(p) {
     const auto nn = static_cast<std::size_t>(p.n) * static_cast<std::size_t>(p.n);
-    cuda::require_device_memory(3 * nn * sizeof(T) + 4 * static_cast<std::size_t>(p.n) * sizeof(double));
+    cuda::require_device_memory(device_bytes(p));
     a_ = device_buffer<T>(nn);
     b_ = device_buffer<T>(nn);
     c_ = device_buffer<T>(nn);

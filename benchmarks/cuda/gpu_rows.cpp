@@ -38,6 +38,66 @@ void add(const row_id& id, const operation& op, std::optional<matrix_kind> kind,
       &rows_backend());
 }
 
+// --sizes=max: what the device holds now, less a margin for the CUDA context's own allocations.
+std::uint64_t usable_device_bytes() {
+  const auto free = cuda::memory_info().free_bytes;
+  const std::uint64_t margin = std::max<std::uint64_t>(512ULL << 20, free / 100);
+  return free > margin ? free - margin : 0;
+}
+
+// The largest n a GPU row of this backend, operation and precision holds in device memory (and
+// for transfer rows in host memory), from the adapters' own byte counts.
+template <class T>
+std::optional<std::int64_t> largest_gpu_n(const backend_desc& b, const operation& op, const common_options& opt,
+                                          cusolver_api api) {
+  cuda::context& ctx = context();
+  const std::uint64_t usable = usable_device_bytes();
+  const std::uint64_t host = host_memory_available_bytes();
+  const auto bytes = [&](std::int64_t n) -> std::uint64_t {
+    const problem p = make_problem(make_row_id<T>(b, op, n, opt.nrhs.front()), op, opt.kind, opt.seed);
+    if (op.multiplies) return gemm_adapter<T>::device_bytes(p);
+    const bool lu = op.family == factorization::lu;
+    if (std::string(b.placement) == "resident")
+      return lu ? lu_rows<T>::device_bytes(p, ctx, api) : cholesky_rows<T>::device_bytes(p, ctx, api);
+    if (host != 0 && lu_transfer<T>::host_bytes(p) > host) return UINT64_MAX;
+    return lu ? lu_transfer<T>::device_bytes(p, ctx, api) : cholesky_transfer<T>::device_bytes(p, ctx, api);
+  };
+  const std::int64_t limit = api == cusolver_api::legacy32 ? 46340 : (1LL << 22);
+  const auto n = largest_fitting_n(bytes, usable, limit);
+  if (n) note_largest(std::string(b.name) + "/" + precision<T>::letter + op.name, *n, bytes(*n), usable);
+  return n;
+}
+
+// The largest n of the mixed-precision rows: every factorization's IRS limit and memory, and
+// the dgesv row beside them, at one n so that they compare.
+std::optional<std::int64_t> largest_mixed_n(const common_options& opt, const mixed_options& mixed, cusolver_api api) {
+  cuda::context& ctx = context();
+  const std::uint64_t usable = usable_device_bytes();
+  std::optional<std::int64_t> n = largest_gpu_n<double>(gpu_resident, ops::gesv, opt, api);
+  for (auto f : mixed_factors) {
+    cuda::irs_options irs;
+    irs.lowest = f;
+    irs.max_iters = static_cast<int>(mixed.irs_max_iters);
+    const auto bytes = [&](std::int64_t m) -> std::uint64_t {
+      const problem p = make_problem(make_row_id<double>(gpu_mixed, ops::gesv, m, 1), ops::gesv, std::nullopt, opt.seed);
+      return irs_adapter::device_bytes(p, ctx, irs);
+    };
+    const std::int64_t limit = cuda::irs_largest_n(irs).value_or(1LL << 22);
+    const auto m = largest_fitting_n(bytes, usable, limit);
+    if (!m) return std::nullopt;
+    n = n ? std::min(*n, *m) : *m;
+  }
+  if (n) {
+    cuda::irs_options irs;
+    const auto known = cuda::irs_largest_n(irs);
+    largest_notes_add("GPU mixed precision (every factorization, and dgesv beside them) at n = " + std::to_string(*n) +
+                      (known ? ": cuSOLVER " + cuda::cusolver_version_text() + "'s IRS limit is n = " +
+                                   std::to_string(*known) + " (measured), and memory"
+                             : ": memory (no IRS limit is known for cuSOLVER " + cuda::cusolver_version_text() + ")"));
+  }
+  return n;
+}
+
 // The naive per-system loop is slow by design: a few sizes are enough to show it.
 bool naive_loop_size(std::int64_t n) { return n == 8 || n == 32 || n == 128; }
 
@@ -68,12 +128,19 @@ registration register_rows(const common_options& opt, const gpu_options& gpu, co
     return out;
   }
   out.sizes = opt.sizes;
-  if (out.sizes.empty()) {
+  if (out.sizes.empty() && !opt.sizes_max) {
     out.sizes = opt.default_sizes;
     out.sizes.insert(out.sizes.end(), gpu.extra_sizes.begin(), gpu.extra_sizes.end());
   }
 
-  const sweep_space space{opt.precisions, out.sizes, opt.nrhs, opt.kind, opt.seed};
+  sweep_space space{opt.precisions, out.sizes, opt.nrhs, opt.kind, opt.seed, nullptr};
+  if (opt.sizes_max)
+    space.largest = [&](const backend_desc& b, const operation& op, char letter) {
+      std::optional<std::int64_t> n;
+      for_each_precision(std::vector<std::string>{std::string(1, letter)},
+                         [&](auto tag) { n = largest_gpu_n<typename decltype(tag)::type>(b, op, opt, gpu.api); });
+      return n;
+    };
   const auto ctx = std::ref(context());
   register_sweep(space,
                  declare<bind<timed::halves, lu_rows, &ops::gesv, &ops::getrf, &ops::getrs>,
@@ -86,7 +153,12 @@ registration register_rows(const common_options& opt, const gpu_options& gpu, co
                      gpu_pageable, &rows_backend(), {}, ctx, gpu.api, host_memory::pageable));
 
   if (opt.has("d")) {  // mixed precision: fp64 in and out, beside plain dgesv on the same matrix
-    for (auto n : opt.sizes.empty() ? mixed.gpu_sizes : opt.sizes)
+    std::vector<std::int64_t> mixed_sizes = opt.sizes.empty() ? mixed.gpu_sizes : opt.sizes;
+    if (opt.sizes_max) {
+      const auto n = largest_mixed_n(opt, mixed, gpu.api);
+      mixed_sizes = n ? std::vector<std::int64_t>{*n} : std::vector<std::int64_t>{};
+    }
+    for (auto n : mixed_sizes)
       for (const auto& [axis, matrix] : mixed_matrices(mixed)) {
         row_id base = make_row_id<double>(gpu_resident, ops::gesv, n, 1);
         add<lu_rows<double>, timed::halves>(add_axis(base, axis, matrix), ops::gesv, std::nullopt, opt.seed, gpu.api);

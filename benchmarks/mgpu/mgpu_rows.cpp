@@ -101,7 +101,7 @@ registration register_rows(const common_options& opt, const mgpu_options& mgpu) 
   std::vector<std::int64_t> usable;
   for (auto g : gpus)
     if (g <= present) usable.push_back(g);
-  const sweep_space space{opt.precisions, mgpu.sizes, opt.nrhs, opt.kind, opt.seed};
+  const sweep_space space{opt.precisions, mgpu.sizes, opt.nrhs, opt.kind, opt.seed, nullptr};
   register_sweep<real_precisions>(space, declare<bind<timed::halves, mg_rows, &ops::gesv, &ops::getrf, &ops::getrs>,
                                 bind<timed::halves, mg_rows, &ops::posv, &ops::potrf, &ops::potrs>>(
                             mgpu_rows_desc, nullptr, {axis("gpus", usable), axis("tile", mgpu.tiles)}));
