@@ -203,12 +203,12 @@ std::vector<std::pair<std::string, std::string>> mixed_matrices(const mixed_opti
 
 std::vector<flag> batched_flags(batched_options& o) {
   return {
-      {"--batch_n", "N[,N...]", "SOLVE_BENCH_BATCH_N", "orders of the batched rows",
-       [&o](const std::string& w, const std::string& v) { o.n = parse_size_list(w, v, 46340); },
-       [&o] { return join(o.n); }()},
+      {"--batch_n", "N[,N...]", "SOLVE_BENCH_BATCH_N", "orders of the batched rows (--sizes does not bound them)",
+       [&o](const std::string& w, const std::string& v) { o.n = o.cpu_n = parse_size_list(w, v, 46340); },
+       [&o] { return "GPU " + join(o.n) + ", CPU " + join(o.cpu_n); }()},
       {"--batch_count", "B[,B...]", "SOLVE_BENCH_BATCH_COUNT", "systems per batch",
-       [&o](const std::string& w, const std::string& v) { o.count = parse_size_list(w, v, 1 << 24); },
-       [&o] { return join(o.count); }()},
+       [&o](const std::string& w, const std::string& v) { o.count = o.cpu_count = parse_size_list(w, v, 1 << 24); },
+       [&o] { return "GPU " + join(o.count) + ", CPU " + join(o.cpu_count); }()},
   };
 }
 
@@ -233,7 +233,7 @@ void parse_flags(const std::vector<flag>& flags, int argc, char** argv, common_o
   // Variables of the tools around the binary, read by them, not by a flag.
   static const char* const tool_variables[] = {"SOLVE_BENCH_CMAKE_ARGS", "SOLVE_BENCH_OUT", "SOLVE_BENCH_RANKS",
                                                 "SOLVE_BENCH_INJECT_FAULT", "SOLVE_BENCH_REEXEC_DEPTH",
-                                                "SOLVE_BENCH_TEST_SLOWDOWN"};
+                                                "SOLVE_BENCH_TEST_SLOWDOWN", "SOLVE_BENCH_IGNORE_IRS_LIMIT"};
   for (char** e = env; e && *e; ++e) {
     const std::string entry = *e, name = entry.substr(0, entry.find('='));
     if (name.rfind("SOLVE_BENCH_", 0) != 0) continue;

@@ -80,9 +80,14 @@ std::vector<flag> mixed_flags(mixed_options& o);
 std::vector<std::pair<std::string, std::string>> mixed_matrices(const mixed_options& o);
 
 // Batched rows: many small systems.
+// Batched rows: many small systems. The GPU sweeps more of them by default than the CPU, whose
+// batches of 10000 systems of order 256 take seconds a call on a small machine; --batch_n and
+// --batch_count set both.
 struct batched_options {
   std::vector<std::int64_t> n{4, 8, 16, 32, 64, 128, 256};
   std::vector<std::int64_t> count{100, 1000, 10000};
+  std::vector<std::int64_t> cpu_n{8, 32, 128};
+  std::vector<std::int64_t> cpu_count{1000, 10000};
 };
 std::vector<flag> batched_flags(batched_options& o);
 

@@ -103,8 +103,8 @@ void register_rows(const common_options& opt, const mixed_options& mixed, const 
   for_each_precision(opt.precisions, [&](auto precision) {
     using T = typename decltype(precision)::type;
     for (const operation* op : {&ops::gesv_batched, &ops::posv_batched})
-      for (auto n : batched.n)
-        for (auto count : batched.count) {
+      for (auto n : batched.cpu_n)
+        for (auto count : batched.cpu_count) {
           row_id id = make_row_id<T>(cpu_batched, *op, n);
           add<batched_adapter<T>, timed::driver>(add_axis(id, "batch", count), *op, std::nullopt, opt.seed);
         }

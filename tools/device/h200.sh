@@ -3,7 +3,8 @@
 # the order given; logs and results go to $OUT (only 8 files come back, so the results are packed
 # into $OUT/<first mode>.tgz at the end, beside $OUT/log.txt):
 #   build      configure + build with the default CUDA architectures (what a user's build gets),
-#              then list the architectures the binary carries (cuobjdump)
+#              then list the architectures the binary carries (cuobjdump); nlohmann-json comes
+#              from .carry/debs (this machine has no registry)
 #   gputests   the GPU tests (ctest label gpu, one at a time: several read device-wide free memory)
 #   ab         the rows-layer redesign, A/B: .carry/old (the source before it) against this tree,
 #              alternating rounds on this machine, gated by tools/regress (.ci/bench-pr)
@@ -16,6 +17,13 @@
 #   mgpu-big   one fp64 system larger than one H200 (n = 140000) on two -> mgpu-big.json
 #   mgpu-target  the 1.7x target at n = 65536: GPU/dgesv and its halves against MGPU on two GPUs,
 #              tile 512, medians of 3 in interleaved order -> mgpu-target.json
+#   irs-limit  cuSOLVER IRS's largest n per factorization precision (tools/device/irs_limit.sh)
+#   complex    the complex rows (z, c) on the CPU and the GPU at the default sizes -> complex.json
+#   big        one H200 full: GPU d gesv/posv at n = 130000 and s at n = 180000 -> big-d.json, big-s.json
+#   mixed-big  the mixed-precision rows at n = 46000 beside GPU/dgesv -> mixed-46000.json
+#   max        what --sizes=max picks here (the rows' list and why) -> max.txt
+#   ab2        A/B of the GPU dense rows: .carry/old (70d4130) against this tree, alternating rounds,
+#              judged by solve_bench_checks compare -> ab2.json, ab2.md
 # Example: tools/device/h200.sh build gputests ab
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -28,6 +36,12 @@ mkdir -p "$OUT" "$WORK"
 LOG=$OUT/log.txt
 BUILD=build/h200
 BIN=$BUILD/benchmarks/solve_bench
+CHECKS=$BUILD/benchmarks/checks/solve_bench_checks
+# nlohmann-json (headers only) travels as its Debian package: no registry here.
+if ls .carry/debs/nlohmann-json3-dev_*.deb >/dev/null 2>&1 && [ ! -d /tmp/pkgs/usr/include/nlohmann ]; then
+  dpkg -x .carry/debs/nlohmann-json3-dev_*.deb /tmp/pkgs
+fi
+export CMAKE_PREFIX_PATH=/tmp/pkgs/usr${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}
 say() { echo "=== $(date +%T) $*" | tee -a "$LOG"; }
 # Steps are skipped once the whole script has used BUDGET seconds (a device call's limit is
 # 600 s), so that what ran still comes back.
@@ -89,8 +103,8 @@ for mode in "$@"; do
       step 120 mg-tests "$BUILD/test/solvebench_gpu_tests" --gtest_filter='Mgpu*:Gpus/Mgpu.*'
       ;;
     sweep)
-      # The default sweep; its mixed-precision rows are left to `cond`, which runs them beside the map.
-      bench 420 sweep sweep.json --benchmark_filter=-/kind:
+      # The default sweep, every row of it: what `tools/quickstart bench` runs.
+      bench 570 sweep sweep.json
       ;;
     table)
       bench 300 table table.json --sizes=1024,4096,10000,16384 --precisions=d \
@@ -123,6 +137,39 @@ for mode in "$@"; do
       bench 240 mgpu-target mgpu-target.json --precisions=d --sizes=65536 --mgpu_sizes=65536 --mgpu_gpus=2 \
         --mgpu_tiles=512 --benchmark_repetitions=3 --benchmark_enable_random_interleaving=true \
         --benchmark_filter='^(MGPU/dget(rf|rs)|MGPU/dgesv|GPU/dget(rf|rs)/n:65536/|GPU/dgesv/n:65536/nrhs:1/manual)'
+      ;;
+    irs-limit)
+      step 240 irs-limit tools/device/irs_limit.sh "$BIN" "$WORK/irs-limit.txt"
+      ;;
+    complex)
+      bench 200 complex complex.json --precisions=z,c --benchmark_filter='^(CPU|CPU-driver|GPU|GPU-pinned|GPU-pageable)/[cz]'
+      ;;
+    big)
+      bench 260 big-d big-d.json --precisions=d --sizes=130000 --benchmark_filter='^GPU/d(gesv|posv)/n:130000/nrhs:1/manual_time$'
+      bench 280 big-s big-s.json --precisions=s --sizes=180000 --benchmark_filter='^GPU/s(gesv|posv)/n:180000/nrhs:1/manual_time$'
+      ;;
+    mixed-big)
+      bench 200 mixed-46000 mixed-46000.json --precisions=d --sizes=46000 --mixed_kinds=diagdom \
+        --benchmark_filter='^GPU/d[a-z]*gesv/n:46000/nrhs:1/kind:diagdom'
+      ;;
+    max)
+      step 60 max sh -c "$BIN --sizes=max --benchmark_list_tests > $WORK/max.txt 2>&1; nvidia-smi --query-gpu=memory.free,memory.total --format=csv >> $WORK/max.txt"
+      ;;
+    ab2)
+      step 200 old-build sh -c "cmake -S .carry/old -B build/old -G Ninja -DCMAKE_BUILD_TYPE=Release -DSOLVE_BENCH_CUDA=ON \
+        -DCMAKE_CUDA_ARCHITECTURES=90 -DSOLVE_BENCH_MPI=OFF -DSOLVE_BENCH_TESTS=OFF && cmake --build build/old -j $(nproc)"
+      ab_filter='^GPU[^/]*/d(gesv|posv|getrf|getrs|potrf|potrs|gemm)/n:[0-9]+(/nrhs:1)?/manual_time$'
+      for round in 0 1 2; do
+        for side in old new; do
+          [ $((round % 2)) -eq 1 ] && side=$([ "$side" = old ] && echo new || echo old)
+          exe=$BIN
+          [ "$side" = old ] && exe=build/old/benchmarks/solve_bench
+          step 120 "ab-$side-$round" "$exe" --precisions=d --sizes=4096,16384 --benchmark_repetitions=3 \
+            --benchmark_min_time=0.1s --benchmark_filter="$ab_filter" \
+            --benchmark_out="$WORK/ab-$side-$round.json" --benchmark_out_format=json
+        done
+      done
+      step 60 ab-compare sh -c "$CHECKS compare --json=$WORK/ab2.json --markdown=$WORK/ab2.md $WORK/ab-old-*.json -- $WORK/ab-new-*.json; cat $WORK/ab2.md"
       ;;
     *) echo "unknown mode $mode" >&2; exit 2 ;;
   esac
