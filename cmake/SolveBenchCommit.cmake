@@ -3,7 +3,11 @@
 # commits between two runs. CMake re-runs this whenever HEAD or the branch it names moves.
 set(SOLVE_BENCH_COMMIT "unknown")
 find_package(Git QUIET)
-if(GIT_FOUND)
+# A copy of the tree without its history (the lent GPU machine) says which commit it is.
+set(SOLVE_BENCH_COMMIT_OVERRIDE "" CACHE STRING "The commit to record when the source tree has no git history")
+if(SOLVE_BENCH_COMMIT_OVERRIDE)
+  set(SOLVE_BENCH_COMMIT "${SOLVE_BENCH_COMMIT_OVERRIDE}")
+elseif(GIT_FOUND)
   execute_process(COMMAND ${GIT_EXECUTABLE} rev-parse HEAD WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
                   OUTPUT_VARIABLE _sb_head OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE _sb_rc ERROR_QUIET)
   if(_sb_rc EQUAL 0)

@@ -1,5 +1,6 @@
 // The display on stdout: a table with one header (console) or Google Benchmark's JSON document.
 #include <cmath>
+#include <cstdlib>
 #include <ostream>
 #include <map>
 
@@ -49,7 +50,7 @@ std::string notes_of(const json& e) {
 
 class console_printer final : public printer {
  public:
-  console_printer(const display_options& o, std::ostream& out) : o_(o), out_(out) {}
+  console_printer(const display_options& o, std::ostream& out) : o_(o), out_(out), header_(o.continued) {}
   void rows(const std::vector<row_entry>& runs) override {
     for (const auto& r : runs) {
       if (o_.aggregates_only && !r.aggregate && !r.failed) continue;

@@ -230,6 +230,8 @@ int run_program(program& p, int argc, char** argv) {
       o.format = gb.display_format;
       o.aggregates_only = gb.display_aggregates_only || gb.report_aggregates_only;
       o.color = gb.color == "true" || (gb.color == "auto" && isatty(STDOUT_FILENO));
+      o.continued = std::getenv(reexec_variable) != nullptr;
+      for (const auto& name : registered_names()) o.name_width = std::max(o.name_width, std::min<std::size_t>(name.size(), 60));
       display = make_display(o, std::cout);
       progress = make_progress(plan_rows(registered_names(), benchmark::GetBenchmarkFilter()));
       reporter = std::make_unique<bridge>(std::vector<printer*>{log.get(), display.get(), progress.get()});

@@ -64,6 +64,7 @@ struct display_options {
   bool aggregates_only = false;    // --benchmark_display_aggregates_only / report_aggregates_only
   bool color = false;
   std::size_t name_width = 40;
+  bool continued = false;          // a re-executed process continues its parent's table: no second header
 };
 std::unique_ptr<printer> make_display(const display_options& o, std::ostream& out);
 

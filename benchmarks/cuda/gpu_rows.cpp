@@ -54,6 +54,8 @@ std::optional<std::int64_t> largest_gpu_n(const backend_desc& b, const operation
   const std::uint64_t usable = usable_device_bytes();
   const std::uint64_t host = host_memory_available_bytes();
   const auto bytes = [&](std::int64_t n) -> std::uint64_t {
+    // A alone past the device: no need to ask cuSOLVER (which refuses orders it cannot index).
+    if (static_cast<double>(n) * static_cast<double>(n) * sizeof(T) > static_cast<double>(usable)) return UINT64_MAX;
     const problem p = make_problem(make_row_id<T>(b, op, n, opt.nrhs.front()), op, opt.kind, opt.seed);
     if (op.multiplies) return gemm_adapter<T>::device_bytes(p);
     const bool lu = op.family == factorization::lu;
@@ -62,9 +64,16 @@ std::optional<std::int64_t> largest_gpu_n(const backend_desc& b, const operation
     if (host != 0 && lu_transfer<T>::host_bytes(p) > host) return UINT64_MAX;
     return lu ? lu_transfer<T>::device_bytes(p, ctx, api) : cholesky_transfer<T>::device_bytes(p, ctx, api);
   };
+  const auto guarded = [&](std::int64_t n) -> std::uint64_t {
+    try {
+      return bytes(n);
+    } catch (const std::exception&) {
+      return UINT64_MAX;  // an order the solver's query refuses does not fit either
+    }
+  };
   const std::int64_t limit = api == cusolver_api::legacy32 ? 46340 : (1LL << 22);
-  const auto n = largest_fitting_n(bytes, usable, limit);
-  if (n) note_largest(std::string(b.name) + "/" + precision<T>::letter + op.name, *n, bytes(*n), usable);
+  const auto n = largest_fitting_n(guarded, usable, limit);
+  if (n) note_largest(std::string(b.name) + "/" + precision<T>::letter + op.name, *n, guarded(*n), usable);
   return n;
 }
 
@@ -79,8 +88,13 @@ std::optional<std::int64_t> largest_mixed_n(const common_options& opt, const mix
     irs.lowest = f;
     irs.max_iters = static_cast<int>(mixed.irs_max_iters);
     const auto bytes = [&](std::int64_t m) -> std::uint64_t {
+      if (static_cast<double>(m) * static_cast<double>(m) * sizeof(double) > static_cast<double>(usable)) return UINT64_MAX;
       const problem p = make_problem(make_row_id<double>(gpu_mixed, ops::gesv, m, 1), ops::gesv, std::nullopt, opt.seed);
-      return irs_adapter::device_bytes(p, ctx, irs);
+      try {
+        return irs_adapter::device_bytes(p, ctx, irs);
+      } catch (const std::exception&) {
+        return UINT64_MAX;  // an order the solver's query refuses does not fit either
+      }
     };
     const std::int64_t limit = cuda::irs_largest_n(irs).value_or(1LL << 22);
     const auto m = largest_fitting_n(bytes, usable, limit);

@@ -83,7 +83,8 @@ for mode in "$@"; do
       nvidia-smi topo -m >>"$LOG" 2>&1
       lscpu | grep -E "Model name|^CPU\(s\)|Thread|Socket|NUMA node\(s\)" >>"$LOG" 2>&1
       step 120 configure cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSOLVE_BENCH_CUDA=ON -DCMAKE_CUDA_FLAGS=--threads=0 \
-        -DSOLVE_BENCH_MPI=OFF -DSOLVE_BENCH_WERROR=${WERROR:-ON}
+        -DSOLVE_BENCH_MPI=OFF -DSOLVE_BENCH_WERROR=${WERROR:-ON} \
+        -DSOLVE_BENCH_COMMIT_OVERRIDE="$(cat .carry/commit 2>/dev/null)"
       step 400 build cmake --build "$BUILD" -j "$(nproc)" || { tail -60 "$LOG"; exit 1; }
       say "compiler warnings: $(grep -c 'warning:' "$LOG")"
       step 30 architectures sh -c "cuobjdump --list-elf $BIN | sed 's/.*\.\(sm_[0-9a-z]*\)\..*/\1/' | sort | uniq -c; cuobjdump --list-ptx $BIN | sed 's/.*\.\(sm_[0-9a-z]*\)\..*/ptx \1/' | sort | uniq -c"

@@ -186,11 +186,13 @@ struct irs_limit {
   factor_precision lowest;
   std::int64_t largest_n;    // the largest n that solved; the next one failed
 };
-// Measured on an H200 (tools/device/h200.sh irs-limit): bisection between a solve that passed
-// and one that failed, each in a fresh process.
+// Measured on an H200 with cuSOLVER 12.0.4 (tools/device/h200.sh irs-limit, 2026-12-01): each
+// precision solved n = 46336 and failed at 46337, each try a fresh process. 46336 is the
+// largest multiple of 32 whose square is below 2^31: n appears to be padded to 32 and squared
+// in a 32-bit index (n = 46339, whose own square is below 2^31, fails too).
 constexpr irs_limit measured_limits[] = {
-    {12, 0, factor_precision::fp32, 46339}, {12, 0, factor_precision::tf32, 46339},
-    {12, 0, factor_precision::fp16, 46339}, {12, 0, factor_precision::bf16, 46339},
+    {12, 0, factor_precision::fp32, 46336}, {12, 0, factor_precision::tf32, 46336},
+    {12, 0, factor_precision::fp16, 46336}, {12, 0, factor_precision::bf16, 46336},
 };
 
 int property(libraryPropertyType type) {

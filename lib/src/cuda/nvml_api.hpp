@@ -84,9 +84,11 @@ static_assert(sizeof(nvmlViolationTime_t) == sizeof(violation_time) &&
               offsetof(nvmlViolationTime_t, violationTime) == offsetof(violation_time, violation_time_ns));
 static_assert(sizeof(nvmlSample_t) == sizeof(sample) && sizeof(nvmlValue_t) == sizeof(value) &&
               offsetof(nvmlSample_t, sampleValue) == offsetof(sample, sample_value));
-static_assert(NVML_PROCESSOR_CLK_SAMPLES == processor_clock_samples && NVML_VALUE_TYPE_DOUBLE == value_double &&
-              NVML_VALUE_TYPE_UNSIGNED_INT == value_uint && NVML_VALUE_TYPE_UNSIGNED_LONG_LONG == value_ulonglong &&
-              NVML_VALUE_TYPE_SIGNED_LONG_LONG == value_slonglong);
+static_assert(static_cast<int>(NVML_PROCESSOR_CLK_SAMPLES) == static_cast<int>(processor_clock_samples) &&
+              static_cast<int>(NVML_VALUE_TYPE_DOUBLE) == static_cast<int>(value_double) &&
+              static_cast<int>(NVML_VALUE_TYPE_UNSIGNED_INT) == static_cast<int>(value_uint) &&
+              static_cast<int>(NVML_VALUE_TYPE_UNSIGNED_LONG_LONG) == static_cast<int>(value_ulonglong) &&
+              static_cast<int>(NVML_VALUE_TYPE_SIGNED_LONG_LONG) == static_cast<int>(value_slonglong));
 static_assert(NVML_PERF_POLICY_POWER == static_cast<int>(perf_policy::power) &&
               NVML_PERF_POLICY_THERMAL == static_cast<int>(perf_policy::thermal) &&
               NVML_PERF_POLICY_SYNC_BOOST == static_cast<int>(perf_policy::sync_boost) &&
