@@ -50,8 +50,43 @@ void check_depth(const std::string& text) {
   }
 }
 
-json parse(const std::string& text) {
-  check_depth(text);
+// Google Benchmark's JSON writes a non-finite counter as a bare NaN, -NaN, Infinity or -Infinity
+// (JSON has none): read them as null, which the checks treat as a missing value.
+std::string without_non_finite(const std::string& text) {
+  static const char* const tokens[] = {"-Infinity", "Infinity", "-NaN", "NaN", "-nan", "nan", "-inf", "inf"};
+  std::string out;
+  out.reserve(text.size());
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      out += c;
+      if (c == '\\' && i + 1 < text.size()) out += text[++i];
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    if (c == 'N' || c == 'I' || c == 'n' || c == 'i' || c == '-') {
+      bool replaced = false;
+      for (const char* t : tokens) {
+        const std::size_t len = std::char_traits<char>::length(t);
+        if (text.compare(i, len, t) == 0 && (i + len == text.size() || std::string(",]} \t\r\n").find(text[i + len]) != std::string::npos)) {
+          out += "null";
+          i += len - 1;
+          replaced = true;
+          break;
+        }
+      }
+      if (replaced) continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+json parse(const std::string& raw) {
+  check_depth(raw);
+  const std::string text = raw.find_first_of("NIni") == std::string::npos ? raw : without_non_finite(raw);
   try {
     return json::parse(text);
   } catch (const json::parse_error& e) {

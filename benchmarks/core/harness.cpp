@@ -62,15 +62,23 @@ void skip_row(benchmark::State& state, const std::string& row, const std::string
   skipped_list().push_back(row + ": " + message);
 }
 
-// The row's fixture, and for a new one its warm-up call's timed seconds: first-call costs
-// (thread pools, module loading, first touch) stay out of the numbers.
-row_fixture& fixture_for(const std::string& row, const fixture_factory& make, std::optional<double>& warm_up) {
+// A new fixture's warm-up call: its timed seconds and the wall seconds around it (its restore
+// included).
+struct warm_up_call {
+  double timed = 0, wall = 0;
+};
+
+// The row's fixture, and for a new one its warm-up call: first-call costs (thread pools, module
+// loading, first touch) stay out of the numbers.
+row_fixture& fixture_for(const std::string& row, const fixture_factory& make, std::optional<warm_up_call>& warm_up) {
   live_fixture& held = live();
   if (held.row != row || !held.fixture) {
     release_fixtures();  // free the previous row's memory before allocating this one's
     held.fixture = make();
     held.row = row;
-    warm_up = held.fixture->run_once();
+    const auto t0 = std::chrono::steady_clock::now();
+    const double timed = held.fixture->run_once();
+    warm_up = warm_up_call{timed, seconds_since(t0)};
   }
   return *held.fixture;
 }
@@ -222,23 +230,23 @@ void run_row(benchmark::State& state, const std::string& row, const fixture_fact
   }
   bool ok = false;
   try {
-    std::optional<double> warm_up;
+    std::optional<warm_up_call> warm_up;
     row_fixture& f = fixture_for(row, make, warm_up);
     row_monitor* probe = backend ? backend->monitor() : nullptr;
     sampler samples(sampling_policy());
     // A call longer than the long-row cap is its own warm-up: first-call costs are a vanishing
     // share of it, and a second call would double the row's time (n = 130000 takes 30 s).
-    const bool long_row = warm_up && *warm_up >= sampling_policy().long_cap;
+    const bool long_row = warm_up && warm_up->timed >= sampling_policy().long_cap;
     const auto wall0 = std::chrono::steady_clock::now();
     if (probe) probe->begin();
     const double plant = planted_slowdown(row);
     for (auto _ : state) {  // one iteration (the driver gives Google Benchmark a vanishing min time): the row samples itself
-      if (long_row) samples.add(slowed(*warm_up, plant));
+      if (long_row) samples.add(slowed(warm_up->timed, plant));
       while (!samples.enough()) samples.add(slowed(f.run_once(), plant));
       state.SetIterationTime(median(samples.ms()) / 1e3);
     }
     if (probe) probe->end();  // every timed call has finished: each run_once waits for its own end
-    const double wall = seconds_since(wall0);
+    const double wall = seconds_since(wall0) + (long_row ? warm_up->wall : 0);  // the warm-up call counts where it is a sample
     const double resid = f.check();
     const auto& ms = samples.ms();
     double timed = 0;

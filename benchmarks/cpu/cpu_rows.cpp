@@ -48,7 +48,7 @@ std::optional<std::int64_t> largest_cpu_n(const backend_desc& b, const operation
     const problem p = make_problem(make_row_id<T>(b, op, n, opt.nrhs.front()), op, opt.kind, opt.seed);
     return op.multiplies ? gemm_adapter<T>::bytes(p) : solve_adapter<T, lu<T>>::bytes(p);
   };
-  const auto n = largest_fitting_n(bytes, usable, 46340LL * 2);
+  const auto n = largest_fitting_n(bytes, usable, lapack::max_n);
   if (n) note_largest(std::string(b.name) + "/" + precision<T>::letter + op.name, *n, bytes(*n), usable);
   return n;
 }
@@ -86,7 +86,7 @@ void register_rows(const common_options& opt, const mixed_options& mixed, const 
           p.n = m;
           return std::max(dsgesv_adapter::bytes(p), solve_adapter<double, lu<double>>::bytes(p));
         },
-        usable_host_bytes(), 46340LL * 2);
+        usable_host_bytes(), lapack::max_n);
     mixed_sizes = n ? std::vector<std::int64_t>{*n} : std::vector<std::int64_t>{};
   }
   if (opt.has("d"))  // mixed precision: fp64 in and out, beside plain dgesv on the same matrix

@@ -82,7 +82,9 @@ for mode in "$@"; do
       nvidia-smi --query-gpu=index,name,driver_version,memory.total,memory.used,clocks.sm,clocks.max.sm,pcie.link.gen.max,pcie.link.width.max --format=csv >>"$LOG" 2>&1
       nvidia-smi topo -m >>"$LOG" 2>&1
       lscpu | grep -E "Model name|^CPU\(s\)|Thread|Socket|NUMA node\(s\)" >>"$LOG" 2>&1
+      # CUDA_ARCH=90 builds for the H200 alone (a quicker call); unset, the architectures a user gets.
       step 120 configure cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSOLVE_BENCH_CUDA=ON -DCMAKE_CUDA_FLAGS=--threads=0 \
+        ${CUDA_ARCH:+-DCMAKE_CUDA_ARCHITECTURES=$CUDA_ARCH} \
         -DSOLVE_BENCH_MPI=OFF -DSOLVE_BENCH_WERROR=${WERROR:-ON} \
         -DSOLVE_BENCH_COMMIT_OVERRIDE="$(cat .carry/commit 2>/dev/null)"
       step 400 build cmake --build "$BUILD" -j "$(nproc)" || { tail -60 "$LOG"; exit 1; }
