@@ -45,8 +45,9 @@ std::optional<double> median_noise_pct(std::vector<double> samples, double confi
 }
 
 std::optional<double> row_record::noise_pct() const {
-  if (const auto pooled = median_noise_pct(samples_ms, limits::noise_confidence)) return pooled;
+  // The run's own figure first: it comes from every sample, where the rows log keeps a subsample.
   if (const auto computed = counter("noise_pct")) return computed;
+  if (const auto pooled = median_noise_pct(samples_ms, limits::noise_confidence)) return pooled;
   return median_noise_pct(times_ms, limits::noise_confidence);
 }
 

@@ -39,8 +39,9 @@ struct row_record {
     if (it == counters.end() || it->second.empty()) return std::nullopt;
     return median(it->second);
   }
-  // The row's noise: half-width of the 95% interval of its median, in percent of it, from
-  // every sample it has (pooled repetitions); else the counter the run computed.
+  // The row's noise: half-width of the 95% interval of its median, in percent of it: the
+  // run's noise_pct counter (from every sample; the median over repetitions), else from the
+  // samples the rows log kept, else from the repetitions' times.
   std::optional<double> noise_pct() const;
   // Whether every repetition's resid passed the HPL check (a row without resid passes).
   bool passed() const;

@@ -121,7 +121,7 @@ std::vector<std::string> verdict_lines(const run_verdict& v) {
       text = label + ": the fastest fp64-accurate solve is GPU/" + *m.op +
              (m.refine ? " (refine " + *m.refine + ")" : std::string()) + " at " + sig3(m.ms) + " ms";
       if (m.speedup) text += ", " + times(*m.speedup) + " the speed of GPU/dgesv";
-      if (m.niters) text += ", " + sig3(*m.niters) + " iterations";
+      if (m.niters) text += ", " + whole(*m.niters) + " iterations";
       if (m.fell_back && *m.fell_back >= 1) text += ", fell back to fp64";
     }
     if (!m.rejected.empty())
@@ -228,7 +228,7 @@ std::string verdict_markdown(const run_verdict& v) {
       const std::string fell = !m.fell_back ? "–" : (*m.fell_back >= 1 ? "yes" : "no");
       out.push_back("| " + (m.matrix.empty() ? std::string("default") : m.matrix) + " | " + std::to_string(m.n) + " | " +
                     fastest + " | " + sig3(m.ms) + " | " + sig3(m.dgesv_ms) + " | " + (m.speedup ? times(*m.speedup) : "–") +
-                    " | " + (m.niters ? sig3(*m.niters) : "–") + " | " + fell + " | " + std::to_string(m.rejected.size()) + " |");
+                    " | " + (m.niters ? whole(*m.niters) : "–") + " | " + fell + " | " + std::to_string(m.rejected.size()) + " |");
     }
     out.push_back("");
   }
