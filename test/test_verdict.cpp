@@ -58,7 +58,7 @@ bool has_line(const sb::run_verdict& v, const std::string& text) {
 
 std::vector<sb::speedup_point> points(const std::vector<std::pair<long long, double>>& ns) {
   std::vector<sb::speedup_point> out;
-  for (const auto& [n, s] : ns) out.push_back({n, 0, 0, s, std::nullopt});
+  for (const auto& [n, s] : ns) out.push_back({n, 0, 0, s, std::nullopt, "", ""});
   return out;
 }
 

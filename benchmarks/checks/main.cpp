@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <regex>
 #include <iostream>
@@ -19,14 +20,16 @@ namespace bench = solvebench::bench;
 namespace {
 
 const char* const usage =
-    "usage: solve_bench_checks [--out-prefix=P] [--no-files] RUN.json|RUN.rows.jsonl ...\n"
+    "usage: solve_bench_checks [--out-prefix=P] [--no-files] [--rows-json=OUT] RUN.json|RUN.rows.jsonl ...\n"
     "       solve_bench_checks compare [--json=OUT] [--markdown=OUT] [--filter=REGEX] BASE... -- NEW...\n"
     "\n"
     "Runs the audit and the verdict on saved solve_bench runs (several files are pooled: rows\n"
     "with the same id are repetitions of one row), prints them, and writes P.audit.json,\n"
     "P.verdict.json and P.verdict.md, P being --out-prefix or the first input without its\n"
     ".json or .rows.jsonl. Exit status: 0 no timing bug and no failed row, 1 a timing bug or a\n"
-    "failed row, 2 bad usage or an input that is not a solve_bench run.\n"
+    "failed row, 2 bad usage or an input that is not a solve_bench run. --rows-json writes the pooled\n"
+    "rows as the checks read them: {\"rows\": [{\"row\", \"id\", \"median_ms\", \"noise_pct\", \"repetitions\",\n"
+    "\"passed\", \"error\", \"skipped\", \"counters\": {medians}}]} (ids included for results written before rows had them).\n"
     "\n"
     "compare holds the NEW runs (pooled) against the BASE runs (pooled), row by row: a row is slower\n"
     "when its median moved by more than both runs' measured noise; the comparison also fails on a\n"
@@ -103,7 +106,7 @@ std::string base_of(const std::string& path) {
 int main(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "compare") return compare_main(argc, argv);
   std::vector<std::string> inputs;
-  std::string prefix;
+  std::string prefix, rows_json;
   bool files = true;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -113,6 +116,7 @@ int main(int argc, char** argv) {
     }
     if (arg.rfind("--out-prefix=", 0) == 0) prefix = arg.substr(13);
     else if (arg == "--no-files") files = false;
+    else if (arg.rfind("--rows-json=", 0) == 0) rows_json = arg.substr(12);
     else if (arg.rfind("--", 0) == 0) {
       std::cerr << "solve_bench_checks: unknown flag '" << arg << "' (see --help)\n";
       return 2;
@@ -144,6 +148,30 @@ int main(int argc, char** argv) {
     }
     std::cerr << "solve_bench_checks: wrote " << where.audit << ", " << where.verdict_json << ", " << where.verdict_markdown
               << "\n";
+  }
+  if (!rows_json.empty()) {
+    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+    for (const auto& r : run.rows) {
+      nlohmann::ordered_json counters = nlohmann::ordered_json::object();
+      for (const auto& [key, values] : r.counters)
+        if (const auto v = r.counter(key); v && std::isfinite(*v)) counters[key] = *v;
+      const auto noise = r.noise_pct();
+      rows.push_back({{"row", r.name},
+                      {"id", bench::to_json(r.id)},
+                      {"median_ms", r.ok() ? nlohmann::ordered_json(r.median_ms()) : nlohmann::ordered_json(nullptr)},
+                      {"noise_pct", noise ? nlohmann::ordered_json(*noise) : nlohmann::ordered_json(nullptr)},
+                      {"repetitions", r.times_ms.size()},
+                      {"passed", r.passed()},
+                      {"error", r.error},
+                      {"skipped", r.skipped},
+                      {"counters", counters}});
+    }
+    try {
+      bench::write_file_atomically(rows_json, bench::json_text(nlohmann::ordered_json{{"rows", rows}}, 1) + "\n");
+    } catch (const std::exception& e) {
+      std::cerr << "solve_bench_checks: " << e.what() << "\n";
+      return 2;
+    }
   }
   const bool timing_bug = std::any_of(audit.findings.begin(), audit.findings.end(),
                                       [](const bench::finding& f) { return f.severity == std::string(bench::severity_timing_bug); });

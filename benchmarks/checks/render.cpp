@@ -33,8 +33,8 @@ json caveats_json(const std::vector<verdict_caveat>& cs) {
 }
 
 json point_json(const speedup_point& p) {
-  return {{"n", p.n}, {"cpu_ms", number(p.cpu_ms)}, {"gpu_ms", number(p.gpu_ms)}, {"speedup", number(p.speedup)},
-          {"noise_pct", number(p.noise_pct)}};
+  return {{"n", p.n},           {"cpu_ms", number(p.cpu_ms)},       {"gpu_ms", number(p.gpu_ms)}, {"speedup", number(p.speedup)},
+          {"noise_pct", number(p.noise_pct)}, {"cpu_row", p.cpu_row}, {"gpu_row", p.gpu_row}};
 }
 
 json points_json(const std::vector<speedup_point>& ps) {
@@ -137,11 +137,14 @@ json verdict_json(const run_verdict& v) {
   for (const auto& [k, value] : v.machine) machine[k] = optional_value(value);
   json solves = json::array();
   for (const auto& e : v.solves) {
-    json cpu_best = json::array(), forms = json::array();
+    json cpu_best = json::array(), forms = json::array(), others = json::array();
     for (const auto& p : e.cpu_best) cpu_best.push_back({{"n", p.n}, {"ms", number(p.ms)}, {"path", p.path}});
     for (const auto& f : e.forms)
       forms.push_back({{"backend", f.backend}, {"placement", f.placement}, {"points", points_json(f.points)},
                        {"crossover", crossover_json(f.cross)}});
+    for (const auto& f : e.others)
+      others.push_back({{"backend", f.backend}, {"placement", f.placement}, {"points", points_json(f.points)},
+                        {"crossover", crossover_json(f.cross)}});
     json largest = nullptr, energy = nullptr;
     if (e.largest)
       largest = {{"n", e.largest->n}, {"cpu_ms", number(e.largest->cpu_ms)}, {"cpu_path", e.largest->cpu_path},
@@ -151,7 +154,8 @@ json verdict_json(const run_verdict& v) {
       energy = {{"n", e.energy->n}, {"cpu_J", number(e.energy->cpu_j)}, {"gpu_J", number(e.energy->gpu_j)},
                 {"ratio", number(e.energy->ratio)}, {"cpu_GFLOP_per_J", number(e.energy->cpu_gflop_per_j)},
                 {"gpu_GFLOP_per_J", number(e.energy->gpu_gflop_per_j)}};
-    solves.push_back({{"op", e.op}, {"nrhs", e.nrhs}, {"cpu_best", cpu_best}, {"forms", forms}, {"largest", largest},
+    solves.push_back({{"op", e.op}, {"operation", e.operation}, {"precision", std::string(1, e.precision)},
+                      {"nrhs", e.nrhs}, {"cpu_best", cpu_best}, {"forms", forms}, {"others", others}, {"largest", largest},
                       {"energy", energy}, {"energy_missing", e.energy_missing}, {"caveats", caveats_json(e.caveats)}});
   }
   json fp64 = nullptr;

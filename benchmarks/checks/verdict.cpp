@@ -121,6 +121,8 @@ std::optional<solve_verdict> solve_entry(const std::string& op, char precision, 
   }
   solve_verdict e;
   e.op = std::string(1, precision) + op;
+  e.operation = op;
+  e.precision = precision;
   e.nrhs = *nrhs;
   for (const auto& [n, r] : best) e.cpu_best.push_back({n, r->median_ms(), r->id.backend});
   for (const char* placement : gpu_forms) {
@@ -131,11 +133,37 @@ std::optional<solve_verdict> solve_entry(const std::string& op, char precision, 
       form.backend = r->id.backend;
       const row_record* cpu = best[key.second];
       form.points.push_back({key.second, cpu->median_ms(), r->median_ms(), cpu->median_ms() / r->median_ms(),
-                             combined_noise(*cpu, *r)});
+                             combined_noise(*cpu, *r), cpu->name, r->name});
     }
     if (form.points.empty()) continue;
     form.cross = *find_crossover(form.points);
     e.forms.push_back(std::move(form));
+  }
+  // MGPU and MPI rows: the same operation spread over devices or ranks.
+  std::map<std::string, gpu_form> others;
+  for (const auto* r : rows) {
+    const row_id& id = r->id;
+    if (id.op != op || id.precision != precision || id.mixed() || id.batched() || id.nrhs != nrhs || id.axes.empty())
+      continue;
+    std::string label = id.backend;
+    bool spread = true;
+    for (const auto& [k, v] : id.axes) {
+      spread = spread && (k == "gpus" || k == "tile" || k == "ranks" || k == "nb");
+      label += " " + k + ":" + v;
+    }
+    if (!spread || !best.count(id.n)) continue;
+    gpu_form& f = others[label];
+    f.backend = label;
+    f.placement = id.placement;
+    const row_record* cpu = best[id.n];
+    f.points.push_back({id.n, cpu->median_ms(), r->median_ms(), cpu->median_ms() / r->median_ms(), combined_noise(*cpu, *r),
+                        cpu->name, r->name});
+    used.insert(r->name);
+  }
+  for (auto& [label, f] : others) {
+    std::sort(f.points.begin(), f.points.end(), [](const auto& a, const auto& b) { return a.n < b.n; });
+    f.cross = *find_crossover(f.points);
+    e.others.push_back(std::move(f));
   }
   if (!e.forms.empty() && e.forms.front().placement == "resident") {
     const auto& last = e.forms.front().points.back();
@@ -333,7 +361,8 @@ std::vector<batched_verdict> batched_entries(const std::vector<const row_record*
       const auto gpu = table.find({"gpu", *batch, std::get<2>(key)});
       if (gpu == table.end()) continue;
       const double cpu_ms = cpu->median_ms(), gpu_ms = gpu->second->median_ms();
-      b.points.push_back({std::get<2>(key), cpu_ms, gpu_ms, cpu_ms / gpu_ms, combined_noise(*cpu, *gpu->second)});
+      b.points.push_back({std::get<2>(key), cpu_ms, gpu_ms, cpu_ms / gpu_ms, combined_noise(*cpu, *gpu->second), cpu->name,
+                          gpu->second->name});
       used.insert(cpu->name);
       used.insert(gpu->second->name);
     }

@@ -26,6 +26,7 @@ struct speedup_point {
   long long n = 0;
   double cpu_ms = 0, gpu_ms = 0, speedup = 0;  // speedup = cpu_ms / gpu_ms
   std::optional<double> noise_pct;             // of the speedup: the two rows' noise combined
+  std::string cpu_row, gpu_row;                // the rows held against each other
 };
 
 // Where the GPU starts to win against the CPU along n.
@@ -70,9 +71,14 @@ struct energy_result {
 
 struct solve_verdict {
   std::string op;  // dgesv, sgesv, zgesv, dposv, ...
+  std::string operation;  // gesv, posv
+  char precision = 'd';
   long long nrhs = 0;
   std::vector<cpu_best_point> cpu_best;
   std::vector<gpu_form> forms;  // in the order GPU, GPU-pinned, GPU-pageable; those that ran
+  // The other backends against the same CPU rows: MGPU (gpus, tile), MPI (ranks, nb), one
+  // form per backend and axes (backend: "MGPU gpus:2 tile:512").
+  std::vector<gpu_form> others;
   std::optional<largest_n_result> largest;
   std::optional<energy_result> energy;
   std::vector<std::string> energy_missing;  // "CPU", "GPU": sides without J/solve at the largest n
