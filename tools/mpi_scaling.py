@@ -18,10 +18,12 @@ import argparse
 import json
 import os
 import shlex
-import statistics
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
+import sbjson  # noqa: E402
 
 
 def run(cmd, env=None):
@@ -32,15 +34,16 @@ def run(cmd, env=None):
 
 
 def merge(cpu_path, mpi_paths, commands):
-    merged = json.load(open(cpu_path))
+    cpu = sbjson.load(cpu_path)
+    merged = {"context": cpu.context, "benchmarks": cpu.rows}
     merged["context"]["merged_runs"] = " ; ".join(commands)
     merged["context"]["mpi_scaling_env"] = " ".join(
         "%s=%s" % (k, v) for k, v in sorted(os.environ.items()) if k.startswith(("OMPI_MCA_", "OPENBLAS_", "OMP_")))
     for index, (ranks, path) in enumerate(mpi_paths, start=1):
-        doc = json.load(open(path))
-        for key, value in doc["context"].items():
+        doc = sbjson.load(path)
+        for key, value in doc.context.items():
             merged["context"]["mpi_np%d.%s" % (ranks, key)] = value
-        for row in doc["benchmarks"]:
+        for row in doc.rows:
             # Keep family indices apart, so tools that sort by them keep each run's rows together.
             row["family_index"] = row.get("family_index", 0) + 1000 * index
             merged["benchmarks"].append(row)
@@ -48,17 +51,15 @@ def merge(cpu_path, mpi_paths, commands):
 
 
 def medians(doc):
-    table = {}
-    for row in doc["benchmarks"]:
-        if row.get("run_type") == "aggregate" or row.get("error_occurred"):
-            continue
-        table.setdefault(row["name"], []).append(row)
+    rows = sbjson.summarize(doc["benchmarks"])
     lines = ["| row | median ms | GFLOP/s | resid | repetitions |", "| --- | --- | --- | --- | --- |"]
-    for name, rows in table.items():
-        ms = statistics.median(r["real_time"] for r in rows)  # time_unit is ms for every row
-        gflops = statistics.median(r["GFLOP/s"] for r in rows)
-        resid = max(r["resid"] for r in rows)
-        lines.append("| `%s` | %.2f | %.2f | %.3g | %d |" % (name, ms, gflops, resid, len(rows)))
+    for row in rows.values():
+        if not row.ok:
+            lines.append("| `%s` | %s | | | |" % (row.name, "error: " + (row.error or row.skipped or "")))
+            continue
+        resid = max(row.counters.get("resid", [float("nan")]))
+        lines.append("| `%s` | %.2f | %.2f | %.3g | %d |" % (row.name, row.median_ms, row.counter("GFLOP/s") or 0,
+                                                            resid, row.repetitions))
     return "\n".join(lines)
 
 

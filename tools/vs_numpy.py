@@ -23,7 +23,12 @@ import sys
 import tempfile
 import time
 
-import numpy as np
+sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
+import needs  # noqa: E402
+import sbjson  # noqa: E402
+
+needs.modules("vs_numpy.py", ["numpy"])
+import numpy as np  # noqa: E402
 
 DEFAULT_SEED = 20261130
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -108,13 +113,15 @@ def time_solve_bench(exe, n, reps):
                         "--benchmark_filter=^CPU(-driver)?/dgesv/n:%d/nrhs:1/" % n,
                         "--benchmark_repetitions=%d" % reps, "--benchmark_out=" + out,
                         "--benchmark_out_format=json"], check=True, stdout=subprocess.DEVNULL)
-        doc = json.load(open(out))
+        results = sbjson.load(out)
+    rows = sbjson.summarize(results.rows)
     found = {}
     for backend in ("CPU", "CPU-driver"):
-        rows = [b for b in doc["benchmarks"] if b.get("run_type") == "iteration" and b["name"].startswith(backend + "/")]
-        times = [b["real_time"] / 1e3 for b in rows]  # time_unit ms
-        found[backend] = (statistics.median(times), max(b["resid"] for b in rows))
-    return found, doc["context"]
+        row = next((r for r in rows.values() if r.id and r.id["backend"] == backend and r.ok), None)
+        if row is None:
+            raise SystemExit("vs_numpy.py: no %s row with an id in %s's run" % (backend, exe))
+        found[backend] = (row.median_ms / 1e3, max(row.counters.get("resid", [float("nan")])))
+    return found, results.context
 
 
 def main():
@@ -138,8 +145,8 @@ def main():
         "solve_bench_lapack": ctx.get("lapack_library"),
     }
     try:
-        from numpy import show_config  # noqa: F401
-        import io, contextlib
+        import contextlib
+        import io
         buf = io.StringIO()
         with contextlib.redirect_stdout(buf):
             np.show_config()

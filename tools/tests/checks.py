@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """The tools on JSON that solve_bench itself writes, with their output checked.
 
-usage: checks.py CASE SOLVE_BENCH WORKDIR [--compare-py PATH] [--results DIR]
-  compare  Google Benchmark's compare.py (PATH) on two runs, on CPU/d vs CPU/s in one run, and
-           on CPU vs GPU in every committed results JSON under DIR (e.g. results/h200)
+usage: checks.py CASE SOLVE_BENCH WORKDIR [--compare-py PATH] [--results DIR] [--checks PATH]
+  compare  Google Benchmark's compare.py (PATH) on two runs (times in ns keep their digits),
+           with anchored filters in one run (what it pairs, what OVERALL_GEOMEAN averages), on
+           CPU vs GPU in every committed results JSON under DIR (e.g. results/h200); pandas on
+           the rows log
   rerun    the acceptance of tools/regress: a re-run of the same build passes, a copy of it
            made 1.5x slower fails
-  report   tools/report on a real run (figures, a table with every row, a speedup plot only
-           with GPU rows) and on the committed results under DIR
+  report   tools/report (with --checks PATH) on a real run (figures, a table with every row, a
+           speedup plot only with GPU solves) and on DIR/sweep.json
 """
 import argparse
 import copy
@@ -60,14 +62,16 @@ def base_names(doc):
 # ---------------------------------------------------------------------------------- compare
 
 def compare_py(tool, mode_args, work, tag):
-    """compare.py's printed table, and the rows that paired (from its --dump_to_json report,
-    less the aggregates and the overall geomean)."""
+    """compare.py's printed table, and its --dump_to_json report by name."""
     dump = os.path.join(work, "compare-%s.json" % tag)
     p = run([sys.executable, tool, "--no-color", "-d", dump] + mode_args, expect=0)
     with open(dump) as f:
-        paired = {entry["name"] for entry in json.load(f)
-                  if entry.get("run_type") != "aggregate" and entry["name"] != "OVERALL_GEOMEAN"}
-    return p.stdout, paired
+        report = {entry["name"]: entry for entry in json.load(f)}
+    return p.stdout, report
+
+
+def paired_rows(report):
+    return {name for name, e in report.items() if e.get("run_type") != "aggregate" and name != "OVERALL_GEOMEAN"}
 
 
 def committed_results(results_dir):
@@ -79,6 +83,17 @@ def committed_results(results_dir):
                   if isinstance(load_json(p).get("benchmarks"), list))
 
 
+def time_columns(out, name):
+    """compare.py's Time Old and Time New for a row: the 3rd and 4th numbers of its line."""
+    m = re.search(r"^%s\s+([-+.\d]+)\s+([-+.\d]+)\s+(\d+)\s+(\d+)\s" % re.escape(name), out, re.M)
+    return (int(m.group(3)), int(m.group(4))) if m else None
+
+
+def geomean(values):
+    import math
+    return math.exp(sum(math.log(v) for v in values) / len(values))
+
+
 def case_compare(exe, work, tool, results_dir):
     if not tool or not os.path.exists(tool):
         fail("compare.py not found at %r" % tool)
@@ -86,50 +101,95 @@ def case_compare(exe, work, tool, results_dir):
     a = solve_bench(exe, os.path.join(work, "a.json"), *flags)
     solve_bench(exe, os.path.join(work, "b.json"), *flags)
 
-    # Two runs: every row pairs with itself, with its aggregates and a U test line.
-    out, paired = compare_py(tool, ["benchmarks", os.path.join(work, "a.json"), os.path.join(work, "b.json")], work, "runs")
+    # Two runs: every row pairs with itself, with its aggregates and a U test line; times in
+    # ns keep their digits in Time Old/New (compare.py prints them without decimals).
+    out, report = compare_py(tool, ["benchmarks", os.path.join(work, "a.json"), os.path.join(work, "b.json")],
+                             work, "runs")
+    sub_ms = 0
     for name in base_names(a):
         for shown in (name, name + "_median", name + "_pvalue"):
             if not re.search(r"^%s\s" % re.escape(shown), out, re.M):
                 fail("compare.py benchmarks: no line for %s" % shown)
-        if name not in paired:
+        if name not in paired_rows(report):
             fail("compare.py benchmarks: %s did not pair" % name)
-    print("ok: compare.py benchmarks a.json b.json lists all %d rows" % len(base_names(a)))
+        first = next(b for b in a["benchmarks"] if b["name"] == name)
+        if first["time_unit"] != "ns":
+            fail("%s: time_unit %s, not ns" % (name, first["time_unit"]))
+        if first["real_time"] < 1e6:  # under a millisecond
+            old, new = time_columns(out, name)
+            if old < 100 or new < 100:
+                fail("compare.py shows %s (%.0f ns) as %d -> %d: digits lost" % (name, first["real_time"], old, new))
+            sub_ms += 1
+    if not sub_ms:
+        fail("no row under a millisecond to check compare.py's digits on")
+    print("ok: compare.py benchmarks a.json b.json lists all %d rows; %d rows under 1 ms keep 3+ digits"
+          % (len(base_names(a)), sub_ms))
 
-    # CPU vs CPU in one run: fp64 against fp32, the same operation and n.
-    out, paired = compare_py(tool, ["filters", os.path.join(work, "a.json"), "CPU/d", "CPU/s"], work, "filters")
-    names_a = set(base_names(a))  # fp64-only rows (mixed precision) have no fp32 twin
-    expected = {"[CPU/d vs. CPU/s]" + n[len("CPU/d"):] for n in names_a
-                if n.startswith("CPU/d") and "CPU/s" + n[len("CPU/d"):] in names_a}
-    if not expected or expected != paired:
-        fail("compare.py filters CPU/d CPU/s paired %s, expected %s" % (sorted(paired), sorted(expected)))
-    for name in expected:
-        if name + "_median" not in out:
-            fail("compare.py filters: no line for %s_median" % name)
-    print("ok: compare.py filters a.json CPU/d CPU/s pairs all %d rows" % len(expected))
+    # The recipe of docs/tools.md: anchored filters pair exactly the rows of two backends. The
+    # regular expressions are searched (re.search) in each name and the match replaced by
+    # "[F1 vs. F2]"; OVERALL_GEOMEAN is the geomean of every row each filter keeps, paired or not.
+    names = set(base_names(a))
+    f1, f2 = "^CPU/dgesv/", "^CPU-driver/dgesv/"
+    out, report = compare_py(tool, ["filters", os.path.join(work, "a.json"), f1, f2], work, "anchored")
+    tag = "[%s vs. %s]" % (f1, f2)
+    expected = {tag + n[len("CPU/dgesv/"):] for n in names
+                if n.startswith("CPU/dgesv/") and "CPU-driver/dgesv/" + n[len("CPU/dgesv/"):] in names}
+    unpaired = [n for n in names if n.startswith("CPU/dgesv/") and tag + n[len("CPU/dgesv/"):] not in expected]
+    if not expected or paired_rows(report) != expected:
+        fail("compare.py filters %s %s paired %s, expected %s" % (f1, f2, sorted(paired_rows(report)), sorted(expected)))
+    times = {side: [b["real_time"] * 1e-9 for b in a["benchmarks"] if b["run_type"] == "iteration"
+                    and re.search(f, b["name"])] for side, f in (("base", f1), ("new", f2))}
+    change = report["OVERALL_GEOMEAN"]["measurements"][0]["time"]
+    if abs(change - (geomean(times["new"]) / geomean(times["base"]) - 1)) > 1e-9:
+        fail("OVERALL_GEOMEAN %.4f is not the geomean over every row each filter keeps" % change)
+    print("ok: compare.py filters a.json '%s' '%s' pairs all %d rows; OVERALL_GEOMEAN %+.4f is over every row "
+          "each filter keeps, %d of them without a partner" % (f1, f2, len(expected), change, len(unpaired)))
 
-    # CPU vs GPU, exactly as the README says, on each committed results file that has both,
-    # and on a synthetic one so that this check runs before any results are committed.
+    # CPU vs GPU on each committed results file that has both, on the fresh run when it has GPU
+    # rows, and on a synthetic one, so that this check runs everywhere.
     committed = committed_results(results_dir)
     checked = 0
-    # (the fresh run too: it has GPU rows on a CUDA build)
     for path in committed + [os.path.join(work, "a.json"), synthetic_cpu_gpu(work)]:
         names = set(base_names(load_json(path)))
-        expected = {"[CPU vs. GPU]" + n[len("CPU"):] for n in names
-                    if n.startswith("CPU/") and "GPU" + n[len("CPU"):] in names}
+        expected = {"[^CPU/ vs. ^GPU/]" + n[len("CPU/"):] for n in names
+                    if n.startswith("CPU/") and "GPU/" + n[len("CPU/"):] in names}
         if not expected:
             print("note: %s has no CPU and GPU rows of the same name" % path)
             continue
-        out, paired = compare_py(tool, ["filters", path, "CPU", "GPU"], work, "h200-%d" % checked)
-        if not expected <= paired:
-            fail("compare.py filters %s CPU GPU did not pair %s" % (path, sorted(expected - paired)))
-        if sum(1 for name in expected if name in out) != len(expected):
-            fail("compare.py filters %s CPU GPU: rows missing from its table" % path)
-        print("ok: compare.py filters %s CPU GPU pairs %d rows" % (path, len(expected)))
+        out, report = compare_py(tool, ["filters", path, "^CPU/", "^GPU/"], work, "gpu-%d" % checked)
+        if paired_rows(report) != expected:
+            fail("compare.py filters %s ^CPU/ ^GPU/ paired %s, expected %s"
+                 % (path, sorted(paired_rows(report) ^ expected), sorted(expected)))
+        print("ok: compare.py filters %s '^CPU/' '^GPU/' pairs exactly its %d CPU/GPU rows" % (path, len(expected)))
         checked += path in committed
     if not checked:
-        print("note: no committed results with CPU and GPU rows under %s yet; CPU vs GPU not checked"
+        print("note: no committed results with CPU and GPU rows under %s; CPU vs GPU checked on synthetic rows"
               % results_dir)
+    check_pandas(os.path.join(work, "a.rows.jsonl"))
+
+
+def check_pandas(log):
+    """The rows log reads flat: one row per run (after the context line), scalar counters."""
+    try:
+        import pandas
+    except ImportError:
+        print("SKIPPED (visible on purpose): pandas.read_json on the rows log: no pandas here "
+              "(Debian/Ubuntu: apt install python3-pandas)")
+        return
+    with open(log) as f:
+        lines = [json.loads(line) for line in f]
+    df = pandas.read_json(log, lines=True)
+    df = df[df["name"].notna()]  # the first line is the context
+    if len(df) != len(lines) - 1:
+        fail("pandas.read_json gives %d rows for the %d runs of %s" % (len(df), len(lines) - 1, log))
+    for column in ("real_time", "GFLOP/s", "resid", "noise_pct", "n"):
+        if df[column].dtype.kind != "f":
+            fail("pandas: column %s is %s, not numbers" % (column, df[column].dtype))
+    for column in ("backend", "op", "precision"):
+        if not all(isinstance(v, str) for v in df[column]):
+            fail("pandas: column %s holds something other than text" % column)
+    print("ok: pandas.read_json(%s, lines=True): %d runs, counters and id fields as scalar columns"
+          % (os.path.basename(log), len(df)))
 
 
 def synthetic_cpu_gpu(work):
@@ -137,7 +197,7 @@ def synthetic_cpu_gpu(work):
     runs = []
     for n, cpu_ms, gpu_ms in ((256, 1.0, 2.0), (1024, 40.0, 4.0)):
         for backend, ms in (("CPU", cpu_ms), ("GPU", gpu_ms), ("GPU-pinned", gpu_ms * 2), ("MGPU", gpu_ms)):
-            runs += synth.solve_row(backend, "dgesv", n, ms)
+            runs += synth.solve_row(backend, "gesv", n, ms)
     return synth.write_json(os.path.join(work, "synthetic-cpu-gpu.json"), runs)
 
 
@@ -239,51 +299,56 @@ def case_rerun(exe, work, _tool, _results_dir):
 
 # ---------------------------------------------------------------------------------- report
 
-def case_report(exe, work, _tool, results_dir):
-    # CPU rows, CPU-driver rows beside them, on a CUDA build GPU rows too: a speedup plot of
-    # whatever is held against CPU; with CPU rows alone none, and the report says why.
+def report(args, out, checks):
+    return run([sys.executable, os.path.join(TOOLS, "report"), "--checks", checks, "--out", out] + args, expect=0)
+
+
+def case_report(exe, work, _tool, results_dir, checks=None):
+    # A real run (GPU rows too on a CUDA build with a GPU): the figures, a table line for every
+    # row, a speedup plot only when the verdict holds GPU rows against CPU rows.
     run_json = os.path.join(work, "run.json")
     doc = solve_bench(exe, run_json, "--sizes=32,64", "--benchmark_min_time=0.001", "--benchmark_repetitions=3")
-    has_other = any(not name.startswith("CPU/") for name in base_names(doc))
     out = os.path.join(work, "report")
-    p = run([sys.executable, os.path.join(TOOLS, "report"), "--out", out, run_json], expect=0)
-    if not has_other and "no speedup plot" not in p.stdout:
-        fail("a run of CPU rows alone should say why there is no speedup plot")
-    figures = ["gflops", "time"] + (["speedup"] if has_other else [])
+    p = report([run_json], out, checks)
+    with open(os.path.join(os.path.dirname(run_json), "run.verdict.json")) as f:
+        has_gpu = bool(json.load(f)["verdict"]["solves"])
+    if not has_gpu and "no speedup plot" not in p.stdout:
+        fail("a run without GPU solves should say why there is no speedup plot")
+    figures = ["gflops", "time"] + (["speedup"] if has_gpu else [])
     for name in [f + ext for f in figures for ext in (".png", ".svg")] + ["table.md"]:
         path = os.path.join(out, name)
         if not os.path.exists(path) or os.path.getsize(path) < 200:
             fail("%s missing or empty" % path)
     with open(os.path.join(out, "table.md"), encoding="utf-8") as f:
         table = f.read()
-    # every row of the run is in the table, in its operation's section, with a time and a resid
-    sections = {s.split("\n", 1)[0].split(" ")[0]: s for s in table.split("\n## ")[1:]}
+    rows = table[table.index("## Every row"):]
     for name in base_names(doc):
-        op, n = name.split("/")[1], re.search(r"/n:(\d+)", name).group(1)
-        # (a time the run's audit flagged carries its mark: "0.042 †1")
-        if op not in sections or not re.search(r"^\| %s \| [0-9.]+( †[0-9,]+)? (\|.* )?\| [0-9.e-]+ \|$" % n,
-                                               sections[op], re.M):
+        row = next(b for b in doc["benchmarks"] if b["name"] == name)
+        label = row["id"]["precision"] + row["id"].get("factor", "") + row["id"]["op"]
+        sections = re.finditer(r"^### %s — .*?(?=^### |\Z)" % re.escape(label), rows, re.M | re.S)
+        if not any(re.search(r"^\| %d \| .*[0-9] " % row["id"]["n"], s.group(0), re.M) for s in sections):
             fail("table.md has no line for %s" % name)
     with open(os.path.join(out, "gflops.svg"), encoding="utf-8") as f:
         svg = f.read()
-    # dposv has one variant, so its panel is titled with its axes (dgesv also has kind rows)
-    for text in ("dposv (nrhs:1)", "matrix order n", "CPU GEMM, same precision (ceiling)"):
+    for text in ("dense solves (nrhs 1)", "factorizations", "batched solves", "matrix order n", "fp64 (d)",
+                 "the same backend's GEMM in that precision"):
         if text not in svg:
             fail("gflops.svg lacks %r" % text)
     print("ok: report on a real run: %s and a table with all %d rows" % (", ".join(figures), len(base_names(doc))))
 
-    committed = committed_results(results_dir)
-    if not committed:
-        print("note: no committed results under %s yet; report on them not checked" % results_dir)
+    # The committed results, as results/h200/README.md makes the committed report.
+    committed = os.path.join(results_dir or "", "sweep.json")
+    if not os.path.exists(committed):
+        print("note: no %s; report on committed results not checked" % committed)
         return
     out = os.path.join(work, "committed")
-    p = run([sys.executable, os.path.join(TOOLS, "report"), "--out", out] + committed, expect=0)
-    has_gpu = any(n.startswith("GPU") for path in committed for n in base_names(load_json(path)))
-    expected = ["gflops.svg", "time.svg", "table.md"] + (["speedup.svg"] if has_gpu else [])
-    missing = [name for name in expected if not os.path.exists(os.path.join(out, name))]
+    report([committed], out, checks)
+    missing = [n for n in ("gflops.svg", "time.svg", "speedup.svg", "table.md", "checks.verdict.json")
+               if not os.path.exists(os.path.join(out, n))]
     if missing:
-        fail("report on %s wrote no %s" % (" ".join(committed), missing))
-    print("ok: report on the committed results wrote %s" % ", ".join(expected))
+        fail("report on %s wrote no %s" % (committed, missing))
+    print("ok: report on %s (no ids: solve_bench_checks names the rows) wrote the figures, the speedup plot included"
+          % committed)
 
 
 def main():
@@ -293,9 +358,13 @@ def main():
     parser.add_argument("workdir")
     parser.add_argument("--compare-py", help="Google Benchmark's compare.py")
     parser.add_argument("--results", help="committed results folder, e.g. results/h200")
+    parser.add_argument("--checks", help="solve_bench_checks (the report case)")
     args = parser.parse_args()
     os.makedirs(args.workdir, exist_ok=True)
-    case = {"compare": case_compare, "rerun": case_rerun, "report": case_report}[args.case]
+    if args.case == "report":
+        case_report(args.solve_bench, args.workdir, args.compare_py, args.results, args.checks)
+        return
+    case = {"compare": case_compare, "rerun": case_rerun}[args.case]
     case(args.solve_bench, args.workdir, args.compare_py, args.results)
 
 

@@ -1,87 +1,46 @@
 #!/usr/bin/env python3
-"""tools/report on synthetic CPU and GPU results: crossover, table, the figures' files, the audit's marks,
-CPU-driver rows."""
-import importlib.machinery
-import importlib.util
+"""tools/report: it renders what solve_bench_checks decides (speedups against the CPU's best
+path, crossovers, the audit's marks), finds or is told where the checks are, reads results
+with and without ids, and draws a panel per operation family with legends that name backends.
+
+usage: test_report.py --checks PATH/solve_bench_checks [unittest args]
+"""
+import json
 import os
 import subprocess
 import sys
 import tempfile
 import unittest
-import xml.etree.ElementTree as ElementTree
 
 import synth
 
 TOOLS = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 REPORT = os.path.join(TOOLS, "report")
+sys.path.insert(0, TOOLS)
+import figures  # noqa: E402
+import sbjson  # noqa: E402
+
+CHECKS = None
 
 
-def load_report_module():
-    loader = importlib.machinery.SourceFileLoader("report", REPORT)
-    module = importlib.util.module_from_spec(importlib.util.spec_from_loader("report", loader))
-    loader.exec_module(module)
-    return module
-
-
-report = load_report_module()
-
-
-class CrossoverTest(unittest.TestCase):
-    def test_interpolated_on_log_n(self):
-        # log speedup goes from log 0.5 to log 2 between n = 100 and 1000: halfway, sqrt(100 * 1000)
-        cross = report.crossover([(100, 0.5), (1000, 2.0)])
-        self.assertEqual(cross.kind, "at")
-        self.assertAlmostEqual(cross.x, 316.2277, places=3)
-        self.assertEqual(cross.text(), "n ≈ 316")
-
-    def test_exactly_one_at_a_measured_n(self):
-        self.assertAlmostEqual(report.crossover([(100, 0.5), (200, 1.0), (400, 3.0)]).x, 200.0)
-
-    def test_last_rise_counts(self):
-        # faster at 64, slower at 128 and 256, faster from 1024 on: the crossover is the last rise
-        cross = report.crossover([(64, 2.0), (128, 0.5), (256, 0.5), (1024, 2.0), (2048, 4.0)])
-        self.assertAlmostEqual(cross.x, 512.0)
-
-    def test_faster_everywhere_and_never(self):
-        below = report.crossover([(64, 1.5), (128, 3.0)])
-        self.assertEqual((below.kind, below.x), ("below", 64))
-        never = report.crossover([(64, 0.1), (128, 2.0), (256, 0.9)])
-        self.assertEqual((never.kind, never.x), ("none", 256))
-        self.assertEqual(never.text(), "slower up to n = 256")
-        self.assertIsNone(report.crossover([]))
-
-    def test_named_after_the_sweep_axis(self):
-        self.assertEqual(report.crossover([(100, 0.5), (1000, 2.0)], "batch").text(), "batch ≈ 316")
-
-    def test_three_significant_digits(self):
-        self.assertEqual([report.fmt_sig(x) for x in (7330.4, 115.2, 1.804, 0.012345)],
-                         ["7330", "115", "1.80", "0.0123"])
-
-
-def synthetic_runs():
-    """dgesv: GPU 2x slower than the CPU at n=100, 2x faster at 1000 (crossover sqrt(1e5));
-    GPU-pinned slower at both; dposv on the CPU only; GEMMs for the ceilings."""
+def cpu_gpu_runs():
+    """dgesv: GPU 2x slower than the CPU's best at n = 100, 4x faster at 1000; CPU-driver the
+    faster CPU path at 100 only; GEMMs for the ceilings; batched rows; a factorization."""
     runs = []
-    # an outlier repetition: the median (10.0) and the mean differ
-    runs += synth.runs("CPU/dgesv/n:100/nrhs:1/manual_time", [9.9, 10.0, 10.1, 10.0, 30.0],
-                       {"GFLOP/s": 1.0, "resid": 0.004, "n": 100.0})
-    runs += synth.solve_row("CPU", "dgesv", 1000, 400.0, resid=0.002)
-    runs += synth.solve_row("GPU", "dgesv", 100, 20.0, resid=0.03)
-    runs += synth.solve_row("GPU", "dgesv", 1000, 200.0, resid=0.001)
-    runs += synth.solve_row("GPU-pinned", "dgesv", 100, 40.0, resid=0.001)
-    runs += synth.solve_row("GPU-pinned", "dgesv", 1000, 500.0, resid=0.001)
-    runs += synth.solve_row("GPU-pageable", "dgesv", 100, 50.0, error="cudaMemcpy failed")
-    runs += synth.solve_row("CPU", "dposv", 100, 5.0)
-    runs += synth.solve_row("CPU", "dposv", 1000, 200.0, resid=20.0)
+    for n, cpu, driver, gpu in ((100, 10.0, 8.0, 16.0), (1000, 400.0, 800.0, 100.0)):
+        runs += synth.solve_row("CPU", "gesv", n, cpu) + synth.solve_row("CPU-driver", "gesv", n, driver)
+        runs += synth.solve_row("GPU", "gesv", n, gpu) + synth.solve_row("GPU-pinned", "gesv", n, gpu * 1.5)
+        runs += synth.solve_row("CPU", "getrf", n, cpu * 0.9) + synth.solve_row("GPU", "getrf", n, gpu * 0.9)
     for backend, rate in (("CPU", 50e9), ("GPU", 5e12)):
-        for n in (100, 1000):
-            runs += synth.solve_row(backend, "dgemm", n, 2 * n ** 3 / rate * 1e3, nrhs=0, flops=2 * n ** 3)
+        for n in (64, 100, 1000, 4096):
+            runs += synth.solve_row(backend, "gemm", n, 2 * n ** 3 / rate * 1e3, flops=2 * n ** 3)
+    for n, cpu, gpu in ((4, 1.0, 0.01), (8, 2.0, 0.05)):
+        runs += synth.solve_row("CPU", "gesv", n, cpu, axes={"batch": 100})
+        runs += synth.solve_row("GPU", "gesv", n, gpu, axes={"batch": 100})
     return runs
 
 
 class ReportCase(unittest.TestCase):
-    """tools/report run in a fresh folder, and its outputs read back."""
-
     def setUp(self):
         self._tmp = tempfile.TemporaryDirectory()
         self.dir = self._tmp.name
@@ -90,176 +49,172 @@ class ReportCase(unittest.TestCase):
     def tearDown(self):
         self._tmp.cleanup()
 
-    def run_report(self, *files):
-        p = subprocess.run([sys.executable, REPORT, "--out", self.out, "--title", "synthetic"] + list(files),
-                           capture_output=True, text=True, timeout=300)
-        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
-        return p.stdout
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
+    def report(self, *args, checks=True, env=None, expect=0):
+        full_env = dict(os.environ)
+        full_env.pop("SOLVE_BENCH_CHECKS", None)
+        full_env.update(env or {})
+        cmd = [sys.executable, REPORT, "--out", self.out] + (["--checks", CHECKS] if checks else []) + list(args)
+        p = subprocess.run(cmd, capture_output=True, text=True, env=full_env, timeout=300)
+        self.assertEqual(p.returncode, expect, p.stdout + p.stderr)
+        return p
 
     def read(self, name):
         with open(os.path.join(self.out, name), encoding="utf-8") as f:
             return f.read()
 
-    def svg_text(self, name):
-        """All text of an SVG figure (report keeps text as text)."""
-        root = ElementTree.parse(os.path.join(self.out, name)).getroot()
-        return " ".join(t.strip() for t in root.itertext() if t.strip())
 
-
-class ReportRunTest(ReportCase):
-    def test_cpu_and_gpu(self):
-        self.run_report(synth.write_json(os.path.join(self.dir, "run.json"), synthetic_runs()))
-        for stem in ("gflops", "time", "speedup"):
-            with open(os.path.join(self.out, stem + ".png"), "rb") as f:
-                self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
-        gflops = self.svg_text("gflops.svg")
-        for text in ("GFLOP/s vs n", "dgesv (nrhs:1)", "matrix order n", "GFLOP/s", "GPU-pinned",
-                     "CPU GEMM, same precision (ceiling)", "GPU GEMM, same precision (ceiling)"):
-            self.assertIn(text, gflops)
-        self.assertNotIn("dgemm", gflops)  # GEMMs are the ceilings, not panels of their own
-        self.assertIn("median time per call (ms)", self.svg_text("time.svg"))
-        speedup = self.svg_text("speedup.svg")
-        self.assertIn("speedup over CPU (×)", speedup)
-        self.assertIn("GPU: n ≈ 316", speedup)
-        self.assertIn("GPU-pinned: slower up to n = 1000", speedup)
-
+class RendersTheChecks(ReportCase):
+    def test_speedups_and_crossover_are_the_verdicts(self):
+        run = synth.write_json(self.path("run.json"), cpu_gpu_runs())
+        self.report(run)
+        with open(os.path.join(self.out, "checks.verdict.json")) as f:
+            verdict = json.load(f)["verdict"]
+        solve, = verdict["solves"]
+        gpu = solve["forms"][0]
+        self.assertEqual(gpu["backend"], "GPU")
         table = self.read("table.md")
-        self.assertLess(table.index("## dgesv (nrhs:1)"), table.index("## dposv (nrhs:1)"))
-        self.assertLess(table.index("## dposv (nrhs:1)"), table.index("## dgemm"))
-        gesv = table.split("## dgesv (nrhs:1)")[1].split("##")[0]
-        self.assertIn("| n | CPU ms | GPU ms | GPU speedup | GPU-pinned ms | GPU-pinned speedup "
-                      "| GPU-pageable ms | GPU-pageable speedup | resid |", gesv)
-        self.assertIn("| 100 | 10.0 | 20.0 | 0.500× | 40.0 | 0.250× | error | – | 0.03 |", gesv)
-        self.assertIn("| 1000 | 400 | 200 | 2.00× | 500 | 0.800× | – | – | 0.002 |", gesv)
-        self.assertIn("Crossover (faster than the CPU from): GPU: n ≈ 316; GPU-pinned: slower up to n = 1000.", gesv)
-        posv = table.split("## dposv (nrhs:1)")[1].split("##")[0]
-        self.assertIn("| n | CPU ms | resid |", posv)
-        self.assertIn("| 1000 | 200 | 20 FAIL |", posv)
+        # n = 100: the CPU's best is CPU-driver (8 ms), so the GPU's speedup is 8/16, not 10/16
+        self.assertRegex(table, r"\| 100 \| 8\.00 \(CPU-driver\) \| 16\.0 \| 0\.500× \|")
+        self.assertRegex(table, r"\| 1000 \| 400 \(CPU\) \| 100 \| 4\.00× \|")
+        self.assertIn("GPU faster from n ≈ %d (between 100 and 1000)" % gpu["crossover"]["n"], table)
+        self.assertIn("### dgesv_batched (batch 100)", table)
+        for name in ("gflops", "time", "speedup"):
+            for ext in ("png", "svg"):
+                self.assertGreater(os.path.getsize(os.path.join(self.out, "%s.%s" % (name, ext))), 1000)
+        svg = self.read("speedup.svg")
+        for text in ("dense solves (nrhs 1) against the CPU", "batched solves (batch 100)", "GPU-pinned",
+                     "the crossover, where the GPU starts to win"):
+            self.assertIn(text, svg)
 
-    def test_cpu_only_has_no_speedup_and_removes_a_stale_one(self):
+    def test_uses_current_sidecars_as_they_are(self):
+        """One input with current sidecars: drawn from them, no checks run, no number recomputed."""
+        run = synth.write_json(self.path("run.json"), cpu_gpu_runs())
+        points = [{"n": 100, "cpu_ms": 9.0, "gpu_ms": 3.0, "speedup": 3.0},
+                  {"n": 1000, "cpu_ms": 400.0, "gpu_ms": 51.5, "speedup": 7.77}]
+        synth.write_verdict(run, solves=[{"op": "dgesv", "nrhs": 1, "cpu_best": [
+            {"n": 100, "ms": 9.0, "path": "CPU"}, {"n": 1000, "ms": 400.0, "path": "CPU"}],
+            "forms": [{"backend": "GPU", "placement": "resident", "points": points,
+                       "crossover": {"kind": "crossing", "n": 316, "interpolated": True, "between": [100, 1000]}}]}],
+            lines=["the verdict's own sentence"])
+        synth.write_audit(run, [synth.finding("noisy_row", "warning", ["CPU/dgesv/n:1000/nrhs:1"], "cv 9%")])
+        p = self.report(run, "--checks", self.path("no-such-checks"), checks=False)
+        table = self.read("table.md")
+        self.assertIn("| 1000 | 400 (CPU) †1 | 51.5 | 7.77× †1 |", table)
+        self.assertIn("GPU faster from n ≈ 316 (between 100 and 1000)", table)
+        self.assertIn("- †1 **warning** `noisy_row` (`CPU/dgesv/n:1000/nrhs:1`): cv 9%", table)
+        self.assertIn("the verdict's own sentence", p.stdout)
+        self.assertIn("hollow: uses a row the audit flagged", self.read("speedup.svg"))
+        self.assertFalse(os.path.exists(os.path.join(self.out, "checks.verdict.json")))
+
+    def test_results_without_ids(self):
+        """Results from before ids: solve_bench_checks names their fields; the report draws them."""
+        run = synth.write_json(self.path("old.json"), synth.legacy(cpu_gpu_runs()))
+        self.report(run)
+        table = self.read("table.md")
+        self.assertIn("### dgesv — dense solves (nrhs 1)", table)
+        self.assertIn("### dgetrf — factorizations", table)
+        self.assertRegex(table, r"\| 1000 \| 400 \| 800 \| 100 \| 150 \| 0\.01 \|")
+        self.assertIn("4.00×", table)
+        self.assertFalse(os.path.exists(os.path.join(self.out, "checks.ids.json")))
+
+    def test_pooled_inputs_and_filter_are_judged_by_the_checks(self):
+        runs = cpu_gpu_runs()
+        a = synth.write_json(self.path("a.json"), runs[: len(runs) // 2])
+        b = synth.write_rows_log(self.path("b.rows.jsonl"), runs[len(runs) // 2:])
+        self.report(a, b)
+        self.assertIn("### dgesv (nrhs 1)", self.read("table.md"))
+        p = self.report(a, b, "--filter", "^CPU")
+        self.assertIn("no speedup plot", p.stdout)
+        self.assertFalse(os.path.exists(os.path.join(self.out, "speedup.png")))  # the stale one is gone
+        self.assertNotIn("GPU ms", self.read("table.md"))
+
+    def test_audit_marks_in_the_rows_tables(self):
+        run = synth.write_json(self.path("run.json"), cpu_gpu_runs())
         os.makedirs(self.out)
-        stale = os.path.join(self.out, "speedup.png")
-        open(stale, "w").close()
-        cpu_only = [r for r in synthetic_runs() if r["name"].startswith("CPU/")]
-        stdout = self.run_report(synth.write_jsonl(os.path.join(self.dir, "cpu.rows.jsonl"), cpu_only))
-        self.assertIn("no speedup plot", stdout)
-        self.assertFalse(os.path.exists(stale))
-        self.assertTrue(os.path.exists(os.path.join(self.out, "gflops.svg")))
-        self.assertIn("| n | CPU ms | resid |", self.read("table.md"))
-
-    def test_batched_rows_sweep_the_batch_axis(self):
-        # dgesv_batched/n:32/batch:B: one n, the batch size varies; the GPU loop is 2x slower
-        # than the CPU at batch 100 and 2x faster at 1000
-        runs = []
-        for batch, cpu_ms, loop_ms, gpu_ms in ((100, 1.0, 2.0, 0.1), (1000, 10.0, 5.0, 0.2)):
-            for backend, ms in (("CPU", cpu_ms), ("GPU-loop", loop_ms), ("GPU", gpu_ms)):
-                runs += synth.runs("%s/dgesv_batched/n:32/batch:%d/manual_time" % (backend, batch),
-                                   synth.spread(ms, 5), {"resid": 0.01})
-        stdout = self.run_report(synth.write_json(os.path.join(self.dir, "batched.json"), runs))
-        self.assertIn("no gflops plot", stdout)  # these rows have no GFLOP/s counter
-        self.assertFalse(os.path.exists(os.path.join(self.out, "gflops.png")))
+        self.report(run)
+        # the audit of this run (the C++ checks') numbers its findings; every row it names is marked
+        audit = sbjson.load_audit(os.path.join(self.out, "checks.json"))
         table = self.read("table.md")
-        self.assertIn("## dgesv_batched (n:32)", table)
-        self.assertIn("| batch | CPU ms | GPU ms | GPU speedup | GPU-loop ms | GPU-loop speedup | resid |", table)
-        self.assertIn("| 1000 | 10.0 | 0.200 | 50.0× | 5.00 | 2.00× | 0.01 |", table)
-        self.assertIn("GPU-loop: batch ≈ 316", table)
-        speedup = self.svg_text("speedup.svg")
-        self.assertIn("dgesv_batched (n:32)", speedup)
-        self.assertIn("GPU-loop: batch ≈ 316", speedup)
-        self.assertNotIn("matrix order n", speedup)
-
-    def test_cpu_and_gpu_from_separate_files(self):
-        runs = synthetic_runs()
-        cpu = synth.write_json(os.path.join(self.dir, "cpu.json"), [r for r in runs if r["name"].startswith("CPU/")])
-        gpu = synth.write_json(os.path.join(self.dir, "gpu.json"), [r for r in runs if not r["name"].startswith("CPU/")])
-        self.run_report(cpu, gpu)
-        self.assertIn("| 1000 | 400 | 200 | 2.00× |", self.read("table.md"))
+        for number, finding in enumerate([f for f in audit.findings if f.rows], 1):
+            self.assertIn("- †%d **%s** `%s`" % (number, finding.severity, finding.rule), table)
 
 
-class AuditReportTest(ReportCase):
-    """The audit beside the results (run.audit.json) in table.md and speedup.svg."""
+class FindsTheChecks(ReportCase):
+    def test_told_where_and_not_found(self):
+        run = synth.write_json(self.path("run.json"), cpu_gpu_runs())
+        p = self.report(run, "--checks", self.path("absent"), checks=False, expect=2)
+        self.assertIn("solve_bench_checks: %s is not an executable file" % self.path("absent"), p.stderr)
+        p = self.report(run, checks=False, env={"SOLVE_BENCH_CHECKS": self.path("absent")}, expect=2)
+        self.assertIn("is not an executable file", p.stderr)
+        self.report(run, checks=False, env={"SOLVE_BENCH_CHECKS": CHECKS})
 
-    FLAGGED = synth.finding("noise", "warning", ["CPU/dgesv/n:1000/nrhs:1"], "cv 12% over 10 repetitions.")
-    RUN_WIDE = synth.finding("blas_threads", "warning", [], "OpenBLAS runs 1 thread of 2.")
-
-    def run_audited(self, findings, **kw):
-        results = synth.write_json(os.path.join(self.dir, "run.json"), synthetic_runs())
-        synth.write_audit(results, findings, **kw)
-        return self.run_report(results)
-
-    def test_flagged_cpu_row_is_marked_wherever_it_is_used(self):
-        self.run_audited([self.FLAGGED, self.RUN_WIDE])
-        table = self.read("table.md")
-        audit = table.split("## Audit")[1].split("\n## ")[0]
-        self.assertIn("`run.audit.json`: not clean; 3 rules (driver_vs_halves, ceilings, noise) over 10 rows.", audit)
-        self.assertIn("- †1 **warning** `noise` (`CPU/dgesv/n:1000/nrhs:1`): cv 12% over 10 repetitions.", audit)
-        self.assertIn("- **warning** `blas_threads` (the whole run): OpenBLAS runs 1 thread of 2.", audit)
-        self.assertLess(table.index("## Audit"), table.index("## dgesv"))
-        gesv = table.split("## dgesv (nrhs:1)")[1].split("##")[0]
-        # the CPU time and every speedup held against it carry the mark; the GPU times do not
-        self.assertIn("| 1000 | 400 †1 | 200 | 2.00× †1 | 500 | 0.800× †1 | – | – | 0.002 |", gesv)
-        self.assertIn("| 100 | 10.0 | 20.0 | 0.500× | 40.0 | 0.250× | error | – | 0.03 |", gesv)
-        speedup = self.svg_text("speedup.svg")
-        self.assertEqual(speedup.count("†1"), 2)  # GPU and GPU-pinned at n = 1000
-        self.assertIn("hollow, †N: audit finding N (table.md)", speedup)
-        self.assertIn("audit, whole run: blas_threads (table.md)", speedup)
-        with open(os.path.join(self.out, "speedup.png"), "rb") as f:
-            self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
-
-    def test_flagged_backend_row_marks_only_its_own_numbers(self):
-        self.run_audited([synth.finding("gemm_ceiling", "timing-bug", ["GPU/dgesv/n:100/nrhs:1"], "faster than GEMM.")])
-        gesv = self.read("table.md").split("## dgesv (nrhs:1)")[1].split("##")[0]
-        self.assertIn("| 100 | 10.0 | 20.0 †1 | 0.500× †1 | 40.0 | 0.250× | error | – | 0.03 |", gesv)
-        self.assertIn("| 1000 | 400 | 200 | 2.00× |", gesv)
-
-    def test_clean_audit(self):
-        self.run_audited([])
-        table = self.read("table.md")
-        self.assertIn("`run.audit.json`: clean;", table)
-        self.assertIn("Clean: no findings.", table)
-        self.assertNotIn("†", table)
-        self.assertNotIn("audit finding", self.svg_text("speedup.svg"))
-
-    def test_no_audit_is_said(self):
-        self.run_report(synth.write_json(os.path.join(self.dir, "run.json"), synthetic_runs()))
-        self.assertIn("No audit beside the inputs", self.read("table.md"))
-
-    def test_malformed_audit_is_an_input_error(self):
-        results = synth.write_json(os.path.join(self.dir, "run.json"), synthetic_runs())
-        with open(os.path.join(self.dir, "run.audit.json"), "w") as f:
-            f.write('{"audit": {"clean": true}}')
-        p = subprocess.run([sys.executable, REPORT, "--out", self.out, results], capture_output=True, text=True,
-                           timeout=300)
-        self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
-        self.assertIn("run.audit.json: malformed audit", p.stderr)
+    def test_bad_input_exits_2_naming_it(self):
+        bad = self.path("bad.rows.jsonl")
+        with open(bad, "w") as f:
+            f.write(json.dumps({"context": synth.CONTEXT}) + "\n{\n" + json.dumps(cpu_gpu_runs()[0]) + "\n")
+        p = self.report(bad, expect=2)
+        self.assertIn("report: %s:2: not JSON" % bad, p.stderr)
+        self.assertNotIn("Traceback", p.stderr)
 
 
-class CpuDriverTest(ReportCase):
-    """CPU-driver (LAPACKE_?gesv in one call) is a backend of its own; CPU stays the reference."""
+class Panels(unittest.TestCase):
+    def items(self, runs):
+        return [figures.Item(row, row.id) for row in sbjson.summarize(runs).values()]
 
-    def test_cpu_is_the_reference_and_the_driver_its_own_line(self):
-        runs = []
-        for n, cpu, driver, gpu in ((1024, 8.4, 19.6, 2.5), (4096, 115.0, 936.0, 14.7)):
-            runs += synth.solve_row("CPU", "dgesv", n, cpu)
-            runs += synth.solve_row("CPU-driver", "dgesv", n, driver)
-            runs += synth.solve_row("GPU", "dgesv", n, gpu)
-        self.run_report(synth.write_json(os.path.join(self.dir, "run.json"), runs))
-        table = self.read("table.md")
-        self.assertIn("| n | CPU ms | CPU-driver ms | CPU-driver speedup | GPU ms | GPU speedup | resid |", table)
-        # GPU against CPU (115 / 14.7 = 7.82), not against the driver (936 / 14.7 = 63.7)
-        self.assertIn("| 4096 | 115 | 936 | 0.123× | 14.7 | 7.82× | 0.01 |", table)
-        self.assertIn("CPU-driver is the one-call LAPACKE driver", table)
-        speedup = self.svg_text("speedup.svg")
-        self.assertIn("CPU-driver: slower up to n = 4096", speedup)
-        self.assertIn("GPU: n ≤ 1024", speedup)
-        color = report.BACKEND_COLORS["CPU-driver"]
-        others = [c for b, c in report.BACKEND_COLORS.items() if b != "CPU-driver"] + report.EXTRA_COLORS
-        self.assertNotIn(color, others)
-        import matplotlib.colors
-        with open(os.path.join(self.out, "speedup.svg"), encoding="utf-8") as f:
-            self.assertIn("stroke: %s" % matplotlib.colors.to_hex(color), f.read())
-        self.assertLess(report.backend_order("CPU-driver"), report.backend_order("GPU"))
+    def test_a_panel_per_family_split_by_the_problem(self):
+        runs = (synth.solve_row("CPU", "gesv", 64, 1.0) + synth.solve_row("GPU", "posv", 64, 1.0, precision="s")
+                + synth.solve_row("CPU", "getrf", 64, 1.0) + synth.solve_row("CPU", "potrs", 64, 1.0)
+                + synth.solve_row("CPU", "gemm", 64, 1.0) + synth.solve_row("CPU", "gesv", 8, 1.0, axes={"batch": 10})
+                + synth.solve_row("GPU-loop", "gesv", 8, 1.0, axes={"batch": 10})
+                + synth.solve_row("CPU", "gesv", 8, 1.0, axes={"batch": 1000})
+                + synth.cond_row("GPU", "gesv", 64, "1e4", 1.0, 1e-14)
+                + synth.cond_row("GPU", "gesv", 64, "1e4", 1.0, 1e-14, refine="gmres", factor="h"))
+        panels = figures.group_panels(self.items(runs))
+        self.assertEqual([figures.panel_title(p) for p in panels], [
+            "dense solves (nrhs 1)", "factorizations", "triangular solves (nrhs 1)", "GEMM",
+            "batched solves (batch 10)", "batched solves (batch 1000)", "mixed precision (nrhs 1, cond 1e4)"])
+        mixed = panels[("mixed precision", (("nrhs", "1"), ("cond", "1e4")))]
+        self.assertEqual(sorted((i.line_backend, i.op_label) for i in mixed),
+                         [("GPU", "dgesv"), ("GPU refine:gmres", "dhgesv")])
+
+    def test_legend_names_each_backend_once(self):
+        styles = figures.Styles()
+        for backend in ("GPU", "CPU", "CPU", "GPU-pinned", "CPU-driver", "GPU"):
+            styles.color(backend)
+        styles.linestyle("d"), styles.linestyle("s")
+        styles.marker("dense solves", "gesv"), styles.marker("dense solves", "posv"), styles.marker("GEMM", "gemm")
+        backends, rest = styles.legend()
+        self.assertEqual(list(backends), ["CPU", "CPU-driver", "GPU", "GPU-pinned"])
+        self.assertEqual(list(rest), ["fp64 (d)", "fp32 (s)", "gesv, gemm", "posv"])
+
+    def test_the_gemm_ceiling_stays_within_the_datas_n(self):
+        gemm = self.items(sum((synth.solve_row("GPU", "gemm", n, 1.0) for n in (64, 256, 1024, 4096)), []))
+        self.assertEqual([n for n, _ in figures._ceiling(gemm, "GPU", "d", 256, 1024)], [256, 1024])
+        self.assertEqual(figures._ceiling(gemm, "CPU", "d", 64, 4096), [])
+        self.assertNotIn("batched solves", figures.CEILING_FAMILIES)
+
+    def test_no_ceiling_in_batched_panels(self):
+        runs = sum((synth.solve_row("GPU", "gemm", n, 1.0) for n in (4, 8, 16)), [])
+        runs += sum((synth.solve_row("GPU", "gesv", n, 1.0, axes={"batch": 10}) for n in (4, 8, 16)), [])
+        with tempfile.TemporaryDirectory() as out:
+            plt = figures.pyplot()
+            figures.plot_rows(plt, self.items(runs), "gflops", out, "t", ["svg"])
+            with open(os.path.join(out, "gflops.svg")) as f:
+                self.assertNotIn("ceiling", f.read())
+            figures.plot_rows(plt, self.items(runs + synth.solve_row("GPU", "gesv", 8, 1.0)
+                                              + synth.solve_row("GPU", "gesv", 16, 1.0)), "gflops", out, "t", ["svg"])
+            with open(os.path.join(out, "gflops.svg")) as f:
+                self.assertIn("ceiling", f.read())
 
 
 if __name__ == "__main__":
+    if "--checks" in sys.argv:
+        i = sys.argv.index("--checks")
+        CHECKS = sys.argv[i + 1]
+        del sys.argv[i:i + 2]
+    if not CHECKS or not os.access(CHECKS, os.X_OK):
+        sys.exit("test_report.py: give --checks PATH/solve_bench_checks")
     unittest.main()
