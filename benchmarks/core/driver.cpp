@@ -44,9 +44,11 @@ std::string usage(const program& p) {
          "                                  works); N x (100x): exactly N timed calls per row\n"
          "  --benchmark_report_aggregates_only, --benchmark_display_aggregates_only, --benchmark_format=json\n"
          "Examples:\n"
-         "  " + p.name + " --benchmark_filter='^GPU/d'              the fp64 GPU rows\n"
-         "  " + p.name + " --sizes=1024 --benchmark_filter='gesv'   dense solves at n = 1024\n\n" +
-         exit_status_help();
+         "  " +
+         p.name +
+         " --benchmark_filter='^GPU/d'              the fp64 GPU rows\n"
+         "  " +
+         p.name + " --sizes=1024 --benchmark_filter='gesv'   dense solves at n = 1024\n\n" + exit_status_help();
 }
 
 // Cost of a row relative to others, from its size (the ETA scales it by what rows really take).

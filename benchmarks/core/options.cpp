@@ -261,7 +261,8 @@ std::string flags_help(const std::vector<flag>& flags) {
     std::string lead = std::string("  ") + f.name + "=" + f.value;
     lead.resize(std::max<std::size_t>(lead.size() + 1, 25), ' ');
     // The text flows at 100 columns under the help column (wrap keeps a leading indent, not the lead's padding).
-    const std::string text = wrap(std::string(lead.size(), ' ') + f.help + " [" + f.env + "]", 100, std::string(25, ' '));
+    const std::string text =
+        wrap(std::string(lead.size(), ' ') + f.help + " [" + f.env + "]", 100, std::string(25, ' '));
     out += lead + text.substr(lead.size()) + "\n" +
            wrap(std::string(25, ' ') + "(default " + f.default_text + ")", 100, std::string(25, ' ')) + "\n";
   }
