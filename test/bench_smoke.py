@@ -1,64 +1,34 @@
 #!/usr/bin/env python3
 """Smoke runs of the solve_bench binary whose output is checked, not just the exit code.
 
-usage: bench_smoke.py CASE SOLVE_BENCH WORKDIR
-  run       tiny CPU sweep: exit 0, every expected row, counters, resid < 16, context, rows log
-  singular  a singular matrix: named error per row, other rows still run, exit 1
-  usage     bad flags and environment values: message naming the problem, exit 2
-  badinput  NaN in A names its place; a size larger than host memory is skipped with needed vs
-            available bytes; the other rows still run and pass
-  kill      a sweep killed part-way (SIGKILL) keeps every finished row in its rows log
-  checks    a run ends with its audit and verdict and writes them beside the JSON; with
-            OPENBLAS_NUM_THREADS=1 the audit names it, without it stays silent on it; tools/verdict.py
-            on the same JSON gives the verdict the binary gave
-  memory    (GPU) every GPU row built twice gives back all its device memory the second time
-  sticky    (fault-injection build, GPU) a sticky CUDA error fails its row by name, later GPU
-            rows do not run, CPU rows do, exit 1; skipped (exit 77) without a GPU
+usage: bench_smoke.py CASE SOLVE_BENCH WORKDIR [SOLVE_BENCH_CHECKS]
+(issue 21, "lose nothing": bench_lose_nothing.py)
+  run          tiny CPU sweep: exit 0, every expected row, counters, resid < 16, context, rows log
+  singular     a singular matrix: named error per row, other rows still run, exit 1
+  usage        bad flags and environment values: one line naming the problem, exit 2; --help
+  badinput     NaN in A names its place; a size larger than host memory is refused with needed vs
+               available bytes; the other rows still run and pass
+  checks       a run ends with its audit and verdict and writes them beside the JSON; with
+               OPENBLAS_NUM_THREADS=1 the audit names it, without it stays silent on it;
+               solve_bench_checks on the saved JSON gives the verdict the run gave
+  console      the table, the progress lines and the help read right (issue 26 items 2 and 5)
+  memory       (GPU) every GPU row built twice gives back all its device memory the second time
 """
+
 import json
 import os
+import re
 import subprocess
-import sys
 
-THRESHOLD = 16.0
-# Google Benchmark 1.8 wants a unit suffix ("0.001s"), 1.7 refuses one; CMake knows which.
-MIN_TIME = os.environ.get("SB_MIN_TIME", "0.001")
-OPS_RHS = ["gesv", "posv", "getrs", "potrs"]
-OPS_NO_RHS = ["getrf", "potrf", "gemm"]
-# The vendor this build was configured for (BLA_VENDOR, via CMake); "" where it named none.
-BLAS_VENDOR = os.environ.get("SB_BLAS_VENDOR", "")
-CONTEXT_KEYS = ["blas_vendor", "blas_version", "blas_config", "blas_core", "blas_threads", "blas_library",
-                "lapack_version", "lapack_library", "solve_bench_build_type",
-                "seed", "matrix_kind_lu", "matrix_kind_cholesky", "gpu_rows", "library_build_type"]
-
-
-def fail(msg):
-    print("FAIL:", msg)
-    sys.exit(1)
-
-
-def run(exe, args, env=None):
-    full_env = dict(os.environ)
-    full_env.update(env or {})
-    p = subprocess.run([exe] + args, capture_output=True, text=True, env=full_env, timeout=600)
-    print("$", exe, " ".join(args), "->", p.returncode)
-    return p
-
-
-def load_rows_log(path):
-    rows, context = [], None
-    with open(path) as f:
-        for line in f:
-            doc = json.loads(line)
-            context = context or doc.get("context")
-            rows.extend(doc["benchmarks"])
-    return context, rows
+import smoke_lib as sb
+from smoke_lib import (BLAS_VENDOR, CONTEXT_KEYS, OPS_NO_RHS, OPS_RHS, THRESHOLD, WIDTH, fail, load_rows_log,
+                       no_build_paths, require_gpu, run, usage_error)
 
 
 def case_run(exe, work):
     out = os.path.join(work, "run.json")
     sizes = [16, 33]
-    p = run(exe, ["--sizes=16,33", "--nrhs=1,2", "--benchmark_min_time=" + MIN_TIME, "--batch_n=4,9",
+    p = run(exe, ["--sizes=16,33", "--nrhs=1,2", "--benchmark_min_time=5x", "--batch_n=4,9",
                   "--batch_count=3,20", "--mixed_kinds=diagdom,uniform", "--refine=classical,gmres",
                   "--benchmark_out=" + out, "--benchmark_out_format=json"])
     print(p.stderr[-2000:])
@@ -79,15 +49,18 @@ def case_run(exe, work):
         b = names[name]
         if b.get("error_occurred"):
             fail("%s: %s" % (name, b.get("error_message")))
-        for key in ("GFLOP/s", "resid", "n"):
+        for key in ("GFLOP/s", "resid", "n", "id", "samples", "noise_pct"):
             if key not in b:
-                fail("%s has no counter %s" % (name, key))
+                fail("%s has no %s" % (name, key))
         if not (0 <= b["resid"] < THRESHOLD):
             fail("%s: resid %r" % (name, b["resid"]))
         if not b["GFLOP/s"] > 0:
             fail("%s: GFLOP/s %r" % (name, b["GFLOP/s"]))
-        if b["n"] != int(name.split("/n:")[1].split("/")[0]):
-            fail("%s: counter n = %r" % (name, b["n"]))
+        if b["n"] != int(name.split("/n:")[1].split("/")[0]) or b["id"]["n"] != b["n"]:
+            fail("%s: counter n = %r, id %r" % (name, b["n"], b["id"]))
+        if b["iterations"] != b["samples"] or "samples_ms" in b:
+            fail("%s: iterations %r are not the row's timed calls %r, or samples_ms in the JSON"
+                 % (name, b["iterations"], b["samples"]))
     # Mixed precision and batched families, with their own counters.
     mixed = ["CPU/%s/n:%d/nrhs:1/kind:%s%s/manual_time" % (op, n, k, tail)
              for n in sizes for k in ("diagdom", "uniform")
@@ -134,19 +107,22 @@ def case_run(exe, work):
             if key not in doc["context"]:
                 fail("context lacks %s" % key)
         expected += twins
+    if os.path.exists(os.path.join(work, "run.rows.jsonl.partial")):
+        fail("the live rows log was not renamed at the end")
     ctx, logged = load_rows_log(os.path.join(work, "run.rows.jsonl"))
     if ctx is None or "blas_config" not in ctx:
         fail("rows log has no context line")
-    logged_names = {b["name"] for b in logged}
-    if not set(expected) <= logged_names:
-        fail("rows log lacks %s" % sorted(set(expected) - logged_names))
+    if sorted(b["name"] for b in logged) != sorted(names):
+        fail("the rows log and the JSON hold different rows")
+    if not all(b.get("samples_ms") and len(b["samples_ms"]) == min(256, b["samples"]) for b in logged):
+        fail("rows log entries lack their samples_ms")
     print("ok: %d rows, all resid < 16" % len(expected))
 
 
 def case_singular(exe, work):
     out = os.path.join(work, "singular.json")
-    p = run(exe, ["--sizes=40", "--kind=singular", "--precisions=d", "--benchmark_min_time=" + MIN_TIME,
-                  "--benchmark_filter=CPU/d(gesv|getrf|gemm)/n", "--benchmark_out=" + out])
+    p = run(exe, ["--sizes=40", "--kind=singular", "--precisions=d", "--benchmark_min_time=5x",
+                  "--benchmark_filter=^CPU/d(gesv|getrf|gemm)/n:40(/nrhs:1)?/manual_time$", "--benchmark_out=" + out])
     print(p.stdout[-1500:], p.stderr[-1500:])
     if p.returncode != 1:
         fail("expected exit 1, got %d" % p.returncode)
@@ -158,49 +134,53 @@ def case_singular(exe, work):
             fail("%s should have failed" % name)
         if "singular matrix" not in b["error_message"] or "pivot 21" not in b["error_message"]:
             fail("%s: error does not name the singular pivot: %r" % (name, b["error_message"]))
-        if "singular matrix" not in p.stderr:
-            fail("stderr summary does not name the error")
+        if "%s: LAPACKE_dgetrf: singular matrix" % name.replace("/manual_time", "") not in p.stderr:
+            fail("stderr summary does not name the row and its error")
     gemm = rows.get("CPU/dgemm/n:40/manual_time")
     if not gemm or gemm.get("error_occurred") or not gemm["resid"] < THRESHOLD:
         fail("the other rows must still run and pass: %r" % gemm)
+    no_build_paths(p.stdout + p.stderr + " ".join(b.get("error_message", "") for b in doc["benchmarks"]),
+                   "a failed row's message")
     print("ok: singular rows named their pivot, gemm still ran, exit 1")
 
 
 def case_usage(exe, work):
     cases = [
-        (["--sizes=0"], {}, "must be at least 1"),
+        (["--sizes=0"], {}, "--sizes: 0 must be at least 1"),
         (["--sizes=12x"], {}, "'12x' is not an integer"),
         (["--sizes=99999999999"], {}, "too large"),
         (["--nrhs=-2"], {}, "must be at least 1"),
         (["--kind=hilbert"], {}, "unknown matrix kind 'hilbert'"),
         (["--precisions=q"], {}, "'q' is not a precision"),
         (["--frobnicate"], {}, "unknown argument '--frobnicate'"),
-        ([], {"SOLVE_BENCH_SIZES": "abc"}, "SOLVE_BENCH_SIZES: 'abc' is not an integer"),
+        (["--sizes"], {}, "--sizes needs a value"),
+        (["--benchmark_filter=("], {}, "is not a regular expression"),
+        ([], {"SOLVE_BENCH_SIZES": "abc"}, "environment variable SOLVE_BENCH_SIZES: 'abc' is not an integer"),
         ([], {"SOLVE_BENCH_KIND": "x"}, "SOLVE_BENCH_KIND"),
     ]
     for args, env, needle in cases:
-        p = run(exe, args + ["--benchmark_filter=none"], env)
-        if p.returncode != 2:
-            fail("%s %s: expected exit 2, got %d" % (args, env, p.returncode))
-        if needle not in p.stderr or "usage: solve_bench" not in p.stderr:
-            fail("%s %s: stderr lacks %r:\n%s" % (args, env, needle, p.stderr))
+        filtered = any(a.startswith("--benchmark_filter") for a in args)
+        usage_error(run(exe, args + ([] if filtered else ["--benchmark_filter=none"]), env), needle)
     p = run(exe, ["--help"])
-    if p.returncode != 0 or "--sizes" not in p.stdout:
+    if p.returncode != 0 or "--sizes" not in p.stdout or "Exit status: 0" not in p.stdout:
         fail("--help")
-    # --benchmark_min_time in either spelling, whichever Google Benchmark (1.7: "0.01", 1.8: "0.01s")
-    # is linked; the environment variable too.
+    for code in ("0 every row ran", "1 a row failed", "2 bad flags", "4 nothing was measured"):
+        if code not in p.stdout:
+            fail("--help does not document exit status %r" % code)
+    # --benchmark_min_time in either spelling ("0.01", "0.01s"), whichever Google Benchmark is
+    # linked (solve_bench samples the rows itself); the environment variable too.
     for args, env in ((["--benchmark_min_time=0.01"], {}), (["--benchmark_min_time=0.01s"], {}),
                       ([], {"BENCHMARK_MIN_TIME": "0.01s"}), ([], {"BENCHMARK_MIN_TIME": "0.01"})):
         p = run(exe, args + ["--sizes=16", "--precisions=d", "--benchmark_filter=^CPU/dgesv/n:16/nrhs:1/manual_time"],
                 env)
-        if p.returncode != 0 or "CPU/dgesv/n:16" not in p.stdout:
+        if p.returncode != 0 or "CPU/dgesv/n:16/nrhs:1 " not in p.stdout:
             fail("%s %s: min_time spelling refused (exit %d):\n%s" % (args, env, p.returncode, p.stderr))
-    print("ok: %d bad inputs rejected with exit 2; both min_time spellings accepted" % len(cases))
+    print("ok: %d bad inputs rejected with exit 2 in one line; both min_time spellings accepted" % len(cases))
 
 
 def case_badinput(exe, work):
     out = os.path.join(work, "badinput.json")
-    p = run(exe, ["--sizes=40", "--kind=nan", "--precisions=d", "--benchmark_min_time=" + MIN_TIME,
+    p = run(exe, ["--sizes=40", "--kind=nan", "--precisions=d", "--benchmark_min_time=5x",
                   "--benchmark_filter=^CPU/d(gesv|posv)/n:[0-9]+/nrhs:1/manual_time", "--benchmark_out=" + out])
     print(p.stderr[-1500:])
     if p.returncode != 1:
@@ -210,62 +190,21 @@ def case_badinput(exe, work):
             fail("NaN input: %s: %r" % (b["name"], b.get("error_message")))
 
     huge = 3000000  # 2 n^2 doubles: 144 TB
-    p = run(exe, ["--sizes=%d,32" % huge, "--precisions=d", "--benchmark_min_time=" + MIN_TIME,
+    p = run(exe, ["--sizes=%d,32" % huge, "--precisions=d", "--benchmark_min_time=5x",
                   "--benchmark_filter=^CPU/dgesv/n:[0-9]+/nrhs:1/manual_time", "--benchmark_out=" + out])
     print(p.stderr[-1500:])
     rows = {b["name"]: b for b in json.load(open(out))["benchmarks"]}
     big = rows.get("CPU/dgesv/n:%d/nrhs:1/manual_time" % huge)
     msg = (big or {}).get("error_message", "")
-    if not big or not big.get("error_occurred") or "not enough host memory: needed" not in msg or "available" not in msg:
+    if not big or not big.get("error_occurred") or not msg.startswith("skipped: not enough host memory: needed") \
+            or "available" not in msg:
         fail("oversized row: %r" % big)
     small = rows.get("CPU/dgesv/n:32/nrhs:1/manual_time")
     if not small or small.get("error_occurred") or not small["resid"] < THRESHOLD:
         fail("the other row must still run: %r" % small)
-    if p.returncode != 0 or "skipped" not in p.stderr:
-        fail("a skipped row is listed and does not fail the run (exit %d)" % p.returncode)
-    print("ok: NaN named by position, oversized row skipped with needed vs available, the rest ran")
-
-
-def case_kill(exe, work):
-    import signal
-    import time
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
-    import sbjson  # the tools' reader: what regress and report will make of the kept rows
-
-    out = os.path.join(work, "killed.json")
-    log = os.path.join(work, "killed.rows.jsonl")
-    if os.path.exists(log):
-        os.remove(log)
-    # Many rows of well under a second each: the kill lands mid-sweep.
-    proc = subprocess.Popen([exe, "--sizes=32,48,64,96,128,192,256,384", "--benchmark_min_time=0.05",
-                             "--batch_n=4", "--batch_count=10", "--benchmark_out=" + out],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.time() + 120
-    while time.time() < deadline and proc.poll() is None:
-        if os.path.exists(log) and sum(1 for _ in open(log)) >= 6:  # the context line + 5 rows
-            break
-        time.sleep(0.05)
-    if proc.poll() is not None:
-        fail("the sweep ended before it could be killed")
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
-    lines = open(log).read().splitlines()
-    docs = [json.loads(line) for line in lines]  # every kept line is complete JSON
-    kept = [b for d in docs for b in d["benchmarks"]]
-    if "context" not in docs[0] or len(kept) < 5:
-        fail("kept %d rows and context %s" % (len(kept), "context" in docs[0]))
-    for b in kept:
-        if b.get("error_occurred") or not b["resid"] < THRESHOLD or not b["real_time"] > 0:
-            fail("a kept row is not a finished, checked row: %r" % b)
-    try:
-        json.load(open(out))
-        fail("the --benchmark_out file should be incomplete after a kill; the test did not kill mid-sweep")
-    except ValueError:
-        pass
-    run_doc = sbjson.load(log)
-    if len(run_doc.rows) != len(kept):
-        fail("the tools' reader kept %d of %d rows" % (len(run_doc.rows), len(kept)))
-    print("ok: killed after %d rows; all kept, complete, readable by the tools" % len(kept))
+    if p.returncode != 0 or "1 row(s) refused" not in p.stderr or "n:%d/nrhs:1: not enough host memory" % huge not in p.stderr:
+        fail("a refused row is listed and does not fail the run (exit %d)" % p.returncode)
+    print("ok: NaN named by position, oversized row refused with needed vs available, the rest ran")
 
 
 def case_checks(exe, work):
@@ -275,7 +214,7 @@ def case_checks(exe, work):
         if os.path.exists(os.path.join(work, stale)):
             os.remove(os.path.join(work, stale))
     quiet = {k: v for k, v in os.environ.items() if not k.startswith(("OPENBLAS_", "OMP_", "GOTO_", "MKL_", "BLIS_"))}
-    args = ["--sizes=64,200", "--precisions=d", "--benchmark_min_time=" + MIN_TIME,
+    args = ["--sizes=64,200", "--precisions=d", "--benchmark_min_time=5x",
             "--benchmark_filter=^CPU[^/]*/d(gesv|posv|getrf|getrs|potrf|potrs|gemm)/n:[0-9]+(/nrhs:1)?/manual_time",
             "--benchmark_out=" + out]
     p = subprocess.run([exe] + args, capture_output=True, text=True, env=dict(quiet, OPENBLAS_NUM_THREADS="1"),
@@ -284,7 +223,7 @@ def case_checks(exe, work):
     if p.returncode != 0:
         fail("exit status %d" % p.returncode)
     # The run ends with the audit, then the verdict; the audit names the variable and its value.
-    last_row = p.stdout.rindex("/manual_time ")  # the console's last row line
+    last_row = p.stdout.rindex("\nCPU")  # the console's last row line
     tail = p.stdout[last_row:]
     if "\naudit: " not in tail or "\nverdict\n" not in tail or tail.index("audit: ") > tail.index("verdict\n"):
         fail("the run does not end with its audit and verdict:\n" + p.stdout[-3000:])
@@ -297,32 +236,32 @@ def case_checks(exe, work):
     for name in ("checks.verdict.json", "checks.verdict.md"):
         if not os.path.exists(os.path.join(work, name)):
             fail("%s was not written" % name)
-    # The same verdict from the JSON by the tools' own implementation.
-    tools = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools")
-    py = os.path.join(work, "checks.py-verdict.json")
-    q = subprocess.run([sys.executable, os.path.join(tools, "verdict.py"), "--json", py, out], capture_output=True,
-                       text=True, timeout=120)
-    if q.returncode != 0:
-        fail("tools/verdict.py: %s" % q.stderr)
-    ours, theirs = json.load(open(os.path.join(work, "checks.verdict.json"))), json.load(open(py))
+    # The same verdict from the saved JSON by solve_bench_checks.
+    if sb.CHECKS:
+        prefix = os.path.join(work, "checks.again")
+        q = subprocess.run([sb.CHECKS, "--out-prefix=" + prefix, out], capture_output=True, text=True, timeout=120)
+        if q.returncode != 0:
+            fail("solve_bench_checks: exit %d\n%s" % (q.returncode, q.stderr))
+        ours, theirs = (json.load(open(os.path.join(work, "checks.verdict.json"))),
+                        json.load(open(prefix + ".verdict.json")))
 
-    def same(a, b, where):
-        if isinstance(a, dict) and isinstance(b, dict):
-            if sorted(a) != sorted(b):
-                fail("%s: keys %s vs %s" % (where, sorted(a), sorted(b)))
-            for k in a:
-                same(a[k], b[k], where + "." + k)
-        elif isinstance(a, list) and isinstance(b, list):
-            if len(a) != len(b):
-                fail("%s: %d vs %d entries" % (where, len(a), len(b)))
-            for i, (x, y) in enumerate(zip(a, b)):
-                same(x, y, "%s[%d]" % (where, i))
-        elif isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
-            if not math.isclose(a, b, rel_tol=1e-9):
-                fail("%s: %r (solve_bench) vs %r (tools/verdict.py)" % (where, a, b))
-        elif a != b and where.split(".")[-1].split("[")[0] != "lines":
-            fail("%s: %r vs %r" % (where, a, b))
-    same(ours, theirs, "verdict")
+        def same(a, b, where):
+            if isinstance(a, dict) and isinstance(b, dict):
+                if sorted(a) != sorted(b):
+                    fail("%s: keys %s vs %s" % (where, sorted(a), sorted(b)))
+                for k in a:
+                    same(a[k], b[k], where + "." + k)
+            elif isinstance(a, list) and isinstance(b, list):
+                if len(a) != len(b):
+                    fail("%s: %d vs %d entries" % (where, len(a), len(b)))
+                for i, (x, y) in enumerate(zip(a, b)):
+                    same(x, y, "%s[%d]" % (where, i))
+            elif isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
+                if not math.isclose(a, b, rel_tol=1e-9):
+                    fail("%s: %r (solve_bench) vs %r (solve_bench_checks)" % (where, a, b))
+            elif a != b:
+                fail("%s: %r vs %r" % (where, a, b))
+        same(ours, theirs, "verdict")
 
     # Without the variable the audit says nothing about it.
     p = subprocess.run([exe] + args, capture_output=True, text=True, env=quiet, timeout=600)
@@ -331,17 +270,120 @@ def case_checks(exe, work):
     print("ok: audit and verdict at the end and beside the JSON; OPENBLAS_NUM_THREADS=1 named; verdicts agree")
 
 
-def require_gpu(exe):
-    probe = run(exe, ["--sizes=64", "--benchmark_filter=^GPU/dgesv/", "--benchmark_list_tests=true"])
-    if "GPU rows not registered" in probe.stderr:
-        print("SKIP: no GPU: " + probe.stderr.strip().splitlines()[0])
-        sys.exit(77)
+ROW_LINE = re.compile(r"^(?P<name>[A-Z][\w-]*/\S+)(?: (?P<agg>mean|median|stddev|cv))?\s+"
+                      r"(?:(?P<time>[\d.]+ (?:ns|us|ms|s))\s+(?:±(?P<noise>\S+)%)?\s+(?P<calls>\d+)?\s+"
+                      r"(?P<rate>\S+)\s+(?P<resid>\S+)?(?:\s+(?P<notes>.*))?|(?P<cv>\S+)%|ERROR (?P<error>.*))$")
+
+
+def table_lines(stdout):
+    """The console table's lines (up to the audit), each with its continuation lines."""
+    table = stdout.split("\naudit: ")[0].splitlines()
+    rows = []
+    for line in table:
+        if line.startswith(" ") and rows:
+            rows[-1][1].append(line)
+        else:
+            rows.append((line, []))
+    return rows
+
+
+def case_console(exe, work):
+    out = os.path.join(work, "console.json")
+    p = run(exe, ["--sizes=16,33", "--precisions=d", "--benchmark_min_time=5x", "--batch_n=4",
+                  "--batch_count=3", "--mixed_kinds=diagdom", "--refine=classical", "--benchmark_repetitions=2",
+                  "--benchmark_filter=^CPU/d(gesv|sgesv|gesv_batched|getrf)/", "--benchmark_out=" + out])
+    print(p.stdout[-4000:], p.stderr[-1500:])
+    if p.returncode != 0:
+        fail("exit status %d" % p.returncode)
+    rows = table_lines(p.stdout)
+    # One header per table, the rate column named GFLOP/s.
+    headers = [l for l, _ in rows if l.startswith("row ")]
+    if len(headers) != 1 or "GFLOP/s" not in headers[0] or " FLOP" in headers[0]:
+        fail("one header naming GFLOP/s, got %r" % headers)
+    if rows[0][0] != headers[0] or not re.fullmatch(r"-{80,%d}" % WIDTH, rows[1][0]):
+        fail("the table starts with its header and a rule: %r" % rows[:2])
+    doc = json.load(open(out))
+    entries = [b for b in doc["benchmarks"]]
+    parsed = []
+    for line, more in rows[2:]:
+        m = ROW_LINE.match(line)
+        if not m:
+            fail("a table line that is not a row: %r" % line)
+        name = m.group("name") + (" " + m.group("agg") if m.group("agg") else "")
+        # About 100 characters: a long row name may take a line further, and the notes 20 more.
+        if len(line) - max(0, len(name) - 40) > WIDTH + 20 or any(len(c) > WIDTH for c in more):
+            fail("a line too long (%d): %r %r" % (len(line), line, more))
+        parsed.append((m, " ".join([line] + [c.strip() for c in more])))
+    if len(parsed) != len(entries):
+        fail("%d table rows, %d runs in the JSON" % (len(parsed), len(entries)))
+    means = {}
+    for (m, whole), e in zip(parsed, entries):
+        if m.group("name") + "/manual_time" != e["run_name"]:
+            fail("table row %r is not the JSON's %r" % (m.group("name"), e["run_name"]))
+        agg = e.get("aggregate_name")
+        if agg == "cv":
+            # cv in percent: stddev over mean, as the JSON's aggregates say
+            cv = float(m.group("cv"))
+            want = 100 * means[e["run_name"]][1] / means[e["run_name"]][0]
+            if not (abs(cv - want) <= 0.02 * want + 0.01) or abs(e["real_time"] * 100 - want) > 0.02 * want + 0.01:
+                fail("%s cv: table %r%%, JSON %r, stddev/mean %r%%" % (e["run_name"], cv, e["real_time"], want))
+            continue
+        if agg in ("mean", "stddev"):
+            means.setdefault(e["run_name"], [None, None])[0 if agg == "mean" else 1] = e["real_time"]
+        rate = float(m.group("rate"))
+        if abs(rate - e["GFLOP/s"]) > 0.006 * e["GFLOP/s"] + 1e-12:
+            fail("%s: the GFLOP/s column says %r, the JSON %r" % (e["run_name"], rate, e["GFLOP/s"]))
+        if agg is None:
+            resid = m.group("resid")
+            if not re.fullmatch(r"\d+(\.\d+)?(e-?\d+)?", resid or "") or \
+                    abs(float(resid) - e["resid"]) > 0.006 * e["resid"] + 1e-15:
+                fail("%s: resid %r, not the JSON's %r in plain notation" % (e["run_name"], resid, e["resid"]))
+            if int(m.group("calls")) != e["iterations"]:
+                fail("%s: calls %r, the JSON %r" % (e["run_name"], m.group("calls"), e["iterations"]))
+        if "worst_system" in e and agg is None:
+            w = re.search(r"worst system (\S+?)(,|$)", whole)
+            if not w or not re.fullmatch(r"\d+", w.group(1)) or int(w.group(1)) != e["worst_system"]:
+                fail("%s: worst system is an index: %r (JSON %r)" % (e["run_name"], whole, e["worst_system"]))
+    if not means:
+        fail("no aggregates in the table")
+    # The audit and the verdict in lines of at most 100 characters.
+    tail = "audit: " + p.stdout.split("\naudit: ", 1)[1]
+    long_lines = [l for l in tail.splitlines() if len(l) > WIDTH]
+    if long_lines:
+        fail("audit/verdict lines over %d characters: %s" % (WIDTH, long_lines))
+    # Progress on stderr: [k/N] for each row, with an ETA.
+    progress = [re.match(r"\[(\d+)/(\d+)\] \d+:\d\d(?: elapsed,)? eta \S+", l, re.I) for l in p.stderr.splitlines()]
+    progress = [(int(m.group(1)), int(m.group(2))) for m in progress if m]
+    distinct = len({e["run_name"] for e in entries})
+    if [k for k, _ in progress] != list(range(1, distinct + 1)) or {n for _, n in progress} != {distinct}:
+        fail("progress lines [k/%d] with an ETA on stderr, got %r" % (distinct, progress))
+    if any(re.match(r"\[\d+/\d+\]", l) for l in p.stdout.splitlines()):
+        fail("progress belongs on stderr")
+
+    # A usage error: one line, a pointer to --help (no usage text after it).
+    usage_error(run(exe, ["--sizes=0"]), "--sizes: 0 must be at least 1")
+    h = run(exe, ["--help"])
+    if "--benchmark_list_tests" not in h.stdout or not re.search(r"--benchmark_filter=-\S+", h.stdout):
+        fail("--help lists --benchmark_list_tests and a negative filter example:\n" + h.stdout)
+    if [l for l in h.stdout.splitlines() if len(l) > WIDTH]:
+        fail("--help lines over %d characters: %s" % (WIDTH, [l for l in h.stdout.splitlines() if len(l) > WIDTH]))
+    # Every row failed: nothing to check, never "clean ... on 0 rows"; the errors stay in ~100 columns.
+    s = run(exe, ["--sizes=40", "--kind=singular", "--precisions=d", "--benchmark_min_time=5x",
+                  "--benchmark_filter=^CPU/d(gesv|getrf)/n:40(/nrhs:1)?/manual_time$"])
+    if s.returncode != 1 or "\naudit: nothing to check" not in s.stdout or re.search(r"clean.*on 0 rows", s.stdout):
+        fail("every row failed: expected 'audit: nothing to check', exit 1 (got %d):\n%s" % (s.returncode, s.stdout))
+    for line, more in table_lines(s.stdout)[2:]:
+        name = line.split()[0]
+        if "ERROR" not in line or len(line) - max(0, len(name) - 40) > WIDTH or any(len(c) > WIDTH for c in more):
+            fail("an error row over %d characters: %r %r" % (WIDTH, line, more))
+    print("ok: one header, GFLOP/s, plain resid, integer indices, cv in percent, ~100-column lines, "
+          "[k/N] progress with ETA, one-line usage errors, --help, 'nothing to check'")
 
 
 def case_memory(exe, work):
     require_gpu(exe)
     p = run(exe, ["--sizes=64,300", "--batch_n=4,40", "--batch_count=9,100", "--mixed_kinds=diagdom",
-                  "--benchmark_min_time=" + MIN_TIME, "--benchmark_repetitions=2",
+                  "--benchmark_min_time=5x", "--benchmark_repetitions=2",
                   "--benchmark_enable_random_interleaving=true", "--benchmark_filter=^GPU"])
     print(p.stderr[-3000:])
     if p.returncode != 0 or "device memory leak" in p.stderr:
@@ -349,38 +391,6 @@ def case_memory(exe, work):
     print("ok: every GPU row built twice returned all device memory")
 
 
-def case_sticky(exe, work):
-    out = os.path.join(work, "sticky.json")
-    require_gpu(exe)
-    env = {"SOLVE_BENCH_INJECT_FAULT": "GPU/dgesv/n:64/"}
-    p = run(exe, ["--sizes=64,96", "--precisions=d", "--benchmark_min_time=" + MIN_TIME,
-                  "--benchmark_filter=^(CPU|GPU)/d(gesv|posv)/n:[0-9]+/nrhs:1/manual_time", "--benchmark_out=" + out],
-            env)
-    print(p.stdout[-3000:], p.stderr[-3000:])
-    if p.returncode != 1:
-        fail("expected exit 1, got %d" % p.returncode)
-    rows = {b["name"]: b for b in json.load(open(out))["benchmarks"]}
-    hit = rows.get("GPU/dgesv/n:64/nrhs:1/manual_time")
-    if not hit or "cudaErrorIllegalAddress" not in hit.get("error_message", ""):
-        fail("the faulted row must name the CUDA error: %r" % hit)
-    later = [r for n, r in rows.items() if n.startswith("GPU/") and n != "GPU/dgesv/n:64/nrhs:1/manual_time"]
-    if not later or not all(r.get("error_occurred") and "not run" in r["error_message"] for r in later):
-        fail("GPU rows after the fault must not run: %r" % later)
-    cpu = [r for n, r in rows.items() if n.startswith("CPU/")]
-    if len(cpu) != 4 or any(r.get("error_occurred") or not r["resid"] < THRESHOLD for r in cpu):
-        fail("CPU rows must still run and pass: %r" % cpu)
-    print("ok: sticky error named, %d later GPU rows not run, CPU rows fine, exit 1" % len(later))
-
-
-def main():
-    if len(sys.argv) != 4:
-        print(__doc__)
-        sys.exit(2)
-    case, exe, work = sys.argv[1:]
-    os.makedirs(work, exist_ok=True)
-    {"run": case_run, "singular": case_singular, "usage": case_usage, "badinput": case_badinput,
-     "kill": case_kill, "checks": case_checks, "memory": case_memory, "sticky": case_sticky}[case](exe, work)
-
-
 if __name__ == "__main__":
-    main()
+    sb.main(__doc__, {"run": case_run, "singular": case_singular, "usage": case_usage, "badinput": case_badinput,
+                      "checks": case_checks, "console": case_console, "memory": case_memory})

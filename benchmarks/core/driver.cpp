@@ -35,17 +35,20 @@ std::string usage(const program& p) {
          flags_help(p.flags) +
          "\nGoogle Benchmark flags keep working:\n"
          "  --benchmark_list_tests          list the rows this command would run, and stop\n"
-         "  --benchmark_filter=REGEX        run the rows whose name matches (extended regex; a leading - negates:\n"
-         "                                  --benchmark_filter=-_batched runs every row but the batched ones)\n"
+         "  --benchmark_filter=REGEX        run the rows whose name matches (extended regex; a leading -\n"
+         "                                  negates: --benchmark_filter=-_batched runs every row but the\n"
+         "                                  batched ones)\n"
          "  --benchmark_repetitions=N       repeat each row N times (mean, median, stddev, cv follow)\n"
          "  --benchmark_out=FILE --benchmark_out_format=json|csv|console   results, written whole at the end\n"
          "  --benchmark_min_time=SECONDS    timed seconds each row samples at least (default 0.25; 0.25s also\n"
          "                                  works); N x (100x): exactly N timed calls per row\n"
          "  --benchmark_report_aggregates_only, --benchmark_display_aggregates_only, --benchmark_format=json\n"
          "Examples:\n"
-         "  " + p.name + " --benchmark_filter='^GPU/d'              the fp64 GPU rows\n"
-         "  " + p.name + " --sizes=1024 --benchmark_filter='gesv'   dense solves at n = 1024\n\n" +
-         exit_status_help();
+         "  " +
+         p.name +
+         " --benchmark_filter='^GPU/d'              the fp64 GPU rows\n"
+         "  " +
+         p.name + " --sizes=1024 --benchmark_filter='gesv'   dense solves at n = 1024\n\n" + exit_status_help();
 }
 
 // Cost of a row relative to others, from its size (the ETA scales it by what rows really take).
@@ -167,7 +170,8 @@ int run_program(program& p, int argc, char** argv) {
     gb_args = {argv[0]};
   }
   sampling_policy() = gb.timing;
-  gb_args.insert(gb_args.begin() + 1, vanishing_min_time(gb_1_8));
+  const auto fixed = flags_for_gb(gb_1_8);
+  gb_args.insert(gb_args.begin() + 1, fixed.begin(), fixed.end());
   std::vector<char*> args;
   for (auto& s : gb_args) args.push_back(s.data());
   int args_count = static_cast<int>(args.size());
@@ -254,16 +258,21 @@ int run_program(program& p, int argc, char** argv) {
 
   std::vector<std::string> problems = p.problems ? p.problems() : std::vector<std::string>{};
   const std::size_t written = log->written();
-  log.reset();  // closed (and unlocked) before a fresh process appends to it
   if (!output_failure().empty()) {
     std::cerr << p.name << ": " << output_failure() << "; earlier results are left as they were\n";
     return exit_code::row_failed;
   }
-  if (!deferred_rows().empty() && p.can_reexec && written > 0) rerun_deferred(argc, argv, plan.live);
+  if (!deferred_rows().empty() && p.can_reexec && written > 0) {
+    log.reset();  // closed (and unlocked) before the fresh process appends to it
+    rerun_deferred(argc, argv, plan.live);
+  }
+  // Otherwise the log stays locked until it is settled: a second run cannot truncate it
+  // between the last row and the files written from it.
 
   run_summary run;
   try {
-    run = read_rows_log(plan.live);
+    // No row written nor resumed (no row matched): the log holds not even a context.
+    if (written > 0 || rows_resumed() > 0) run = read_rows_log(plan.live);
   } catch (const std::exception& e) {
     std::cerr << p.name << ": " << e.what() << "\n";
     return exit_code::row_failed;

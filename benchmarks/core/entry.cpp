@@ -70,8 +70,11 @@ row_entry entry_of(const Run& run) {
   const auto counted = run.counters.find("samples");  // the row's timed calls (run_row)
   const double calls = !out.aggregate && counted != run.counters.end() && counted->second.value >= 1 ? counted->second.value : 1;
   e["iterations"] = out.aggregate ? static_cast<double>(run.iterations) : calls;
-  e["real_time"] = number(run.GetAdjustedRealTime());
-  e["cpu_time"] = number(run.GetAdjustedCPUTime() / calls);  // per timed call, its untimed restore included
+  // A percentage aggregate (cv) holds its fraction unscaled, as Google Benchmark's JSONReporter writes it.
+  const bool fraction = out.aggregate && run.aggregate_unit == benchmark::kPercentage;
+  e["real_time"] = number(fraction ? run.real_accumulated_time : run.GetAdjustedRealTime());
+  // per timed call, its untimed restore included
+  e["cpu_time"] = number(fraction ? run.cpu_accumulated_time : run.GetAdjustedCPUTime() / calls);
   e["time_unit"] = unit_name(run.time_unit);
   if (!run.report_label.empty()) e["label"] = run.report_label;
   for (const auto& [key, counter] : run.counters) e[key] = number(counter.value);

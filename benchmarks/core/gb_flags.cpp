@@ -125,8 +125,16 @@ std::vector<std::string> take_gb_flags(int argc, char** argv, gb_settings& s, bo
   return gb;
 }
 
-std::string vanishing_min_time(bool gb_version_1_8) {
-  return std::string("--benchmark_min_time=1e-9") + (gb_version_1_8 ? "s" : "");
+std::vector<std::string> flags_for_gb(bool gb_version_1_8) {
+  return {std::string("--benchmark_min_time=1e-9") + (gb_version_1_8 ? "s" : ""),
+          "--benchmark_out=",
+          "--benchmark_out_format=json",
+          "--benchmark_format=console",
+          "--benchmark_report_aggregates_only=false",
+          "--benchmark_display_aggregates_only=false",
+          "--benchmark_time_unit=ns",
+          "--benchmark_color=false",
+          "--benchmark_counters_tabular=false"};
 }
 
 bool matches_filter(const std::string& filter, const std::string& name) {

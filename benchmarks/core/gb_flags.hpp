@@ -27,9 +27,11 @@ struct gb_settings {
 // usage_error naming a bad value. `gb_version_1_8`: which spelling the linked library wants.
 std::vector<std::string> take_gb_flags(int argc, char** argv, gb_settings& s, bool gb_version_1_8);
 
-// What Google Benchmark is given as its own minimum time: a vanishing one, so that it calls each
-// row once per repetition and the row samples itself (harness.hpp).
-std::string vanishing_min_time(bool gb_version_1_8);
+// What Google Benchmark is given first: a vanishing minimum time, so that it calls each row once
+// per repetition and the row samples itself (harness.hpp); and neutral values of the flags
+// solve_bench carries out, since Google Benchmark read their BENCHMARK_* variables before main
+// (it would write BENCHMARK_OUT itself, over an earlier result, or exit 0 on a bad format).
+std::vector<std::string> flags_for_gb(bool gb_version_1_8);
 
 // Whether `name` matches Google Benchmark's --benchmark_filter (a leading '-' negates).
 bool matches_filter(const std::string& filter, const std::string& name);

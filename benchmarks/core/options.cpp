@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "checks/text.hpp"
 #include "solvebench/conditioned.hpp"
 #include "solvebench/errors.hpp"
 #include "solvebench/precision.hpp"
@@ -239,7 +240,7 @@ void parse_flags(const std::vector<flag>& flags, int argc, char** argv, common_o
     if (name.rfind("SOLVE_BENCH_", 0) != 0) continue;
     bool known = std::any_of(std::begin(tool_variables), std::end(tool_variables), [&](const char* t) { return name == t; });
     for (const auto& f : flags) known = known || name == f.env;
-    if (!known) throw usage_error("environment variable " + name + " names no flag of this binary (--help lists them)");
+    if (!known) throw usage_error("environment variable " + name + " names no flag of this binary");
   }
   for (const auto& f : flags)
     if (const char* v = std::getenv(f.env)) f.apply(std::string("environment variable ") + f.env, v);
@@ -264,7 +265,11 @@ std::string flags_help(const std::vector<flag>& flags) {
   for (const auto& f : flags) {
     std::string lead = std::string("  ") + f.name + "=" + f.value;
     lead.resize(std::max<std::size_t>(lead.size() + 1, 25), ' ');
-    out += lead + f.help + " [" + f.env + "]\n" + std::string(25, ' ') + "(default " + f.default_text + ")\n";
+    // The text flows at 100 columns under the help column (wrap keeps a leading indent, not the lead's padding).
+    const std::string text =
+        wrap(std::string(lead.size(), ' ') + f.help + " [" + f.env + "]", 100, std::string(25, ' '));
+    out += lead + text.substr(lead.size()) + "\n" +
+           wrap(std::string(25, ' ') + "(default " + f.default_text + ")", 100, std::string(25, ' ')) + "\n";
   }
   return out;
 }

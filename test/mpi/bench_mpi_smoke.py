@@ -10,6 +10,10 @@ usage: bench_mpi_smoke.py CASE SOLVE_BENCH_MPI WORKDIR MPIEXEC [MPIEXEC FLAGS...
   lockstep  ranks given different Google Benchmark flags fall out of step: exit 3 with a
             message instead of a hang
   out_rank0 only rank 0 opens --benchmark_out: rank 1 is given a path it cannot write
+  The MPI side of "lose nothing" (issue 21):
+  min_time_1x BENCHMARK_MIN_TIME=1x (it crashed, exit 139): exactly one timed call a row, exit 0
+  nothing   a filter that matches nothing over an earlier result: exit 4, that result untouched
+  nan       NaN in A is named by its place (it was "residual inf"), exit 1
 """
 import json
 import os
@@ -42,6 +46,23 @@ def run(mpiexec, ranks, exe, args, env=None, timeout=300):
 
 def plain(text):
     return re.sub(r"\x1b\[[0-9;]*m", "", text)
+
+
+def usage_error(p, needle):
+    """Exit 2, and rank 0's one line naming the problem with a pointer to --help."""
+    ours = [l for l in p.stderr.splitlines() if l.startswith("solve_bench_mpi")]
+    if p.returncode != 2 or len(ours) != 1 or needle not in ours[0] or \
+            not ours[0].endswith("(see solve_bench_mpi --help)"):
+        fail("expected exit 2 and one line naming %r, got %d:\n%s" % (needle, p.returncode, p.stderr))
+
+
+def load_rows_log(path):
+    """The context (line 1) and the run objects (one a line) of a rows log."""
+    with open(path) as f:
+        docs = [json.loads(line) for line in f]
+    if not docs or "context" not in docs[0] or any("name" not in d for d in docs[1:]):
+        fail("%s is not a context line and one run object a line" % path)
+    return docs[0]["context"], docs[1:]
 
 
 def expected_rows(sizes, nbs, ranks):
@@ -78,7 +99,7 @@ def check_rows(doc, expected, ranks):
 def case_run(mpiexec, exe, work):
     out = os.path.join(work, "run.json")
     sizes, nbs = [48, 100], [16, 32]
-    p = run(mpiexec, 2, exe, ["--sizes=48,100", "--nb=16,32", "--benchmark_min_time=0.001",
+    p = run(mpiexec, 2, exe, ["--sizes=48,100", "--nb=16,32", "--benchmark_min_time=5x",
                               "--benchmark_out=" + out, "--benchmark_out_format=json"])
     print(p.stderr[-3000:])
     if p.returncode != 0:
@@ -101,25 +122,26 @@ def case_run(mpiexec, exe, work):
     # Only rank 0 prints: each row appears once in the console output.
     stdout = plain(p.stdout)
     for name in expected:
-        if stdout.count(name) != 1:
-            fail("%s printed %d times" % (name, stdout.count(name)))
+        shown = [l for l in stdout.splitlines() if l.startswith(name.replace("/manual_time", " "))]
+        if len(shown) != 1:
+            fail("%s printed %d times in the table" % (name, len(shown)))
+    if stdout.count("\naudit: ") != 1 or p.stderr.count("results in ") != 1:
+        fail("the audit and the results line once (rank 0)")
     # Cutting the layout (/ranks:P/nb:NB) and the backend leaves the CPU row's name.
     for name in expected:
         cpu = re.sub(r"/ranks:\d+/nb:\d+", "", name).replace("MPI/", "CPU/", 1)
         if not re.fullmatch(r"CPU/[ds](gesv|posv)/n:\d+/nrhs:1/manual_time", cpu):
             fail("%s does not map to a CPU row name (%s)" % (name, cpu))
-    logged = set()
-    with open(os.path.join(work, "run.rows.jsonl")) as f:
-        for line in f:
-            logged.update(b["name"] for b in json.loads(line)["benchmarks"])
-    if logged != set(expected):
+    _, rows = load_rows_log(os.path.join(work, "run.rows.jsonl"))
+    logged = {b["name"] for b in rows}
+    if logged != set(expected) or len(rows) != len(expected):
         fail("rows log differs from the JSON: %s" % sorted(logged ^ set(expected)))
     print("ok: %d rows on 2 ranks, all resid < 16, printed once" % len(expected))
 
 
 def case_one_rank(mpiexec, exe, work):
     out = os.path.join(work, "one.json")
-    p = run(mpiexec, 1, exe, ["--sizes=64", "--nb=8", "--benchmark_min_time=0.001", "--benchmark_out=" + out])
+    p = run(mpiexec, 1, exe, ["--sizes=64", "--nb=8", "--benchmark_min_time=5x", "--benchmark_out=" + out])
     if p.returncode != 0:
         fail("exit status %d\n%s" % (p.returncode, p.stderr[-2000:]))
     doc = json.load(open(out))
@@ -131,7 +153,7 @@ def case_one_rank(mpiexec, exe, work):
 
 def case_singular(mpiexec, exe, work):
     out = os.path.join(work, "singular.json")
-    p = run(mpiexec, 2, exe, ["--sizes=40", "--nb=4", "--kind=singular", "--benchmark_min_time=0.001",
+    p = run(mpiexec, 2, exe, ["--sizes=40", "--nb=4", "--kind=singular", "--benchmark_min_time=5x",
                               "--benchmark_out=" + out])
     print(p.stderr[-2000:])
     if p.returncode != 1:
@@ -146,7 +168,7 @@ def case_singular(mpiexec, exe, work):
         posv = rows.get("MPI/%sposv/n:40/nrhs:1/ranks:2/nb:4/manual_time" % prec)
         if not posv or "not positive definite" not in posv.get("error_message", ""):
             fail("posv on a non-symmetric matrix should name the minor: %r" % posv)
-    if p.stderr.count("row(s) failed") != 1:
+    if p.stderr.count("row(s) failed") != 1 or p.stderr.count("pivot 21") != 2:
         fail("the failure summary should be printed once (by rank 0):\n%s" % p.stderr)
     print("ok: every row named its error, exit 1")
 
@@ -160,7 +182,7 @@ def case_usage(mpiexec, exe, work):
         (["--kind=hilbert"], {}, "unknown matrix kind 'hilbert'"),
         (["--frobnicate"], {}, "unknown argument '--frobnicate'"),
         (["--benchmark_enable_random_interleaving=true"], {}, "not supported under MPI"),
-        (["--benchmark_out=" + os.path.join(work, "no", "such", "dir.json")], {}, "cannot write --benchmark_out"),
+        (["--benchmark_out=" + os.path.join(work, "no", "such", "dir.json")], {}, "--benchmark_out: cannot create files in"),
         ([], {"SOLVE_BENCH_NB": "abc"}, "SOLVE_BENCH_NB: 'abc' is not an integer"),
         # solve_bench's GPU, mixed-precision and batched flags mean nothing here: refused, not ignored
         (["--cusolver_api=legacy32"], {}, "unknown argument '--cusolver_api=legacy32'"),
@@ -169,10 +191,9 @@ def case_usage(mpiexec, exe, work):
     ]
     for args, env, needle in cases:
         p = run(mpiexec, 2, exe, args + ["--benchmark_filter=none"], env, timeout=120)
-        if p.returncode != 2:
-            fail("%s %s: expected exit 2, got %d" % (args, env, p.returncode))
-        if p.stderr.count(needle) != 1 or "usage: mpirun" not in p.stderr:
-            fail("%s %s: stderr should say %r once:\n%s" % (args, env, needle, p.stderr))
+        usage_error(p, needle)
+        if p.stderr.count(needle) != 1 or "usage: mpirun" in p.stderr:
+            fail("%s %s: stderr should say %r once, without the usage text:\n%s" % (args, env, needle, p.stderr))
     p = run(mpiexec, 2, exe, ["--help"])
     if p.returncode != 0 or p.stdout.count("--nb=NB") != 1:
         fail("--help should print the usage once")
@@ -191,7 +212,7 @@ def case_lockstep(mpiexec, exe, work):
     # MPMD launch: the same binary, but rank 1 told to measure longer than rank 0, so their
     # Google Benchmark instances pick different iteration counts.
     common = ["--sizes=64", "--precisions=d", "--benchmark_filter=dgesv"]
-    p = run(mpiexec, 0, None, ["-n", "1", exe] + common + ["--benchmark_min_time=0.001", ":",
+    p = run(mpiexec, 0, None, ["-n", "1", exe] + common + ["--benchmark_min_time=5x", ":",
                                                             "-n", "1", exe] + common + ["--benchmark_min_time=0.5"],
             timeout=120)
     if p.returncode != 3:
@@ -205,7 +226,7 @@ def case_out_rank0(mpiexec, exe, work):
     # Google Benchmark opens --benchmark_out on every process given it (and exits when it
     # cannot); rank 1 gets an unwritable path, so the run only succeeds if rank 1 ignores it.
     out = os.path.join(work, "rank0.json")
-    common = ["--sizes=32", "--precisions=d", "--benchmark_filter=dgesv", "--benchmark_min_time=0.001"]
+    common = ["--sizes=32", "--precisions=d", "--benchmark_filter=dgesv", "--benchmark_min_time=5x"]
     p = run(mpiexec, 0, None, ["-n", "1", exe] + common + ["--benchmark_out=" + out, ":",
                                                             "-n", "1", exe] + common +
             ["--benchmark_out=" + os.path.join(work, "no", "such", "dir.json")], timeout=120)
@@ -217,6 +238,51 @@ def case_out_rank0(mpiexec, exe, work):
     print("ok: only rank 0 opened --benchmark_out")
 
 
+def case_min_time_1x(mpiexec, exe, work):
+    out = os.path.join(work, "once.json")
+    p = run(mpiexec, 2, exe, ["--sizes=32", "--nb=8", "--benchmark_out=" + out], {"BENCHMARK_MIN_TIME": "1x"})
+    if p.returncode != 0:
+        fail("BENCHMARK_MIN_TIME=1x: exit %d (it was 139)\n%s" % (p.returncode, p.stderr[-2000:]))
+    rows = json.load(open(out))["benchmarks"]
+    if len(rows) != 4 or any(b.get("error_occurred") or b["iterations"] != 1 for b in rows):
+        fail("expected 4 rows of one timed call each: %r" % [(b["name"], b.get("iterations")) for b in rows])
+    print("ok: BENCHMARK_MIN_TIME=1x, one call a row on 2 ranks")
+
+
+def case_nothing(mpiexec, exe, work):
+    stem = os.path.join(work, "keep")
+    exts = (".json", ".rows.jsonl", ".audit.json", ".verdict.json", ".verdict.md")
+    p = run(mpiexec, 2, exe, ["--sizes=32", "--nb=8", "--precisions=d", "--benchmark_filter=dgesv",
+                              "--benchmark_min_time=5x", "--benchmark_out=" + stem + ".json"])
+    if p.returncode != 0:
+        fail("the earlier result: exit %d" % p.returncode)
+    state = lambda: {e: (open(stem + e, "rb").read(), os.stat(stem + e).st_mtime_ns) if os.path.exists(stem + e)
+                     else None for e in exts}
+    before = state()
+    if None in before.values():
+        fail("the earlier result lacks a file: %s" % before.keys())
+    for args in (["--benchmark_filter=^nomatch$"], ["--sizes=3000000", "--precisions=d", "--benchmark_filter=gesv"]):
+        p = run(mpiexec, 2, exe, args + ["--benchmark_out=" + stem + ".json"])
+        if p.returncode != 4 or p.stderr.count("nothing was measured") != 1:
+            fail("%s: expected exit 4, said once, got %d:\n%s" % (args, p.returncode, p.stderr[-2000:]))
+        if state() != before or os.path.exists(stem + ".rows.jsonl.partial"):
+            fail("%s: the earlier result was touched" % args)
+    print("ok: nothing measured under MPI: exit 4, the earlier result untouched")
+
+
+def case_nan(mpiexec, exe, work):
+    out = os.path.join(work, "nan.json")
+    p = run(mpiexec, 2, exe, ["--sizes=40", "--nb=8", "--kind=nan", "--benchmark_min_time=5x",
+                              "--benchmark_out=" + out])
+    rows = json.load(open(out))["benchmarks"]
+    if p.returncode != 1 or len(rows) != 4:
+        fail("expected exit 1 and 4 failed rows, got %d:\n%s" % (p.returncode, p.stderr[-2000:]))
+    for b in rows:
+        if not b.get("error_occurred") or "input A holds NaN at (20,20)" not in b.get("error_message", ""):
+            fail("%s: NaN input not named: %r" % (b["name"], b.get("error_message")))
+    print("ok: NaN in A named by its place on every MPI row")
+
+
 def main():
     if len(sys.argv) < 5:
         print(__doc__)
@@ -225,7 +291,8 @@ def main():
     mpiexec = sys.argv[4:]
     os.makedirs(work, exist_ok=True)
     {"run": case_run, "one_rank": case_one_rank, "singular": case_singular, "usage": case_usage,
-     "lockstep": case_lockstep, "out_rank0": case_out_rank0}[case](mpiexec, exe, work)
+     "lockstep": case_lockstep, "out_rank0": case_out_rank0, "min_time_1x": case_min_time_1x,
+     "nothing": case_nothing, "nan": case_nan}[case](mpiexec, exe, work)
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ foreach(ranks 2 4)
 endforeach()
 
 find_package(Python3 REQUIRED COMPONENTS Interpreter)
-foreach(case run one_rank singular usage lockstep out_rank0)
+foreach(case run one_rank singular usage lockstep out_rank0 min_time_1x nothing nan)
   add_test(NAME solve_bench_mpi.smoke.${case}
            COMMAND Python3::Interpreter ${CMAKE_CURRENT_SOURCE_DIR}/mpi/bench_mpi_smoke.py ${case}
                    $<TARGET_FILE:solve_bench_mpi> ${CMAKE_CURRENT_BINARY_DIR}/smoke_mpi
