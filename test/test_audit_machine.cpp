@@ -120,6 +120,23 @@ TEST(AuditBelowMachinePeak, SilentWithKernelsThatFitAndAFairShare) {
   EXPECT_TRUE(findings_of(bench::run_audit(run), "below_machine_peak").empty());
 }
 
+// A GEMM measured under another load is slow for a known reason: a note. A known cause of its
+// own (kernels narrower than the CPU) is still a warning, load or not.
+TEST(AuditBelowMachinePeak, ALoadedGemmIsANoteUnlessItHasACauseOfItsOwn) {
+  auto run = clean_run();
+  run.context["cpu_peak_fp64_GFLOPs"] = "160";
+  auto& gemm = find_row(run, "CPU/dgemm/n:4096");
+  gemm.counters["GFLOP/s"] = {23, 23, 23};
+  gemm.counters["cpu_other_busy"] = {1.5, 1.5, 1.5};
+  auto report = bench::run_audit(run);
+  EXPECT_TRUE(names(report, "below_machine_peak", "CPU/dgemm/n:4096", "note")) << console(report);
+  EXPECT_FALSE(names(report, "below_machine_peak", "CPU/dgemm/n:4096", "warning")) << console(report);
+  run.context["blas_core"] = "Prescott";
+  run.context["blas_core_isa"] = "sse3";
+  report = bench::run_audit(run);
+  EXPECT_TRUE(names(report, "below_machine_peak", "CPU/dgemm/n:4096", "warning")) << console(report);
+}
+
 TEST(AuditBelowMachinePeak, ASlowGpuGemmAndAMissingPeakAreSaid) {
   auto run = clean_run();
   find_row(run, "GPU/dgemm/n:16384").counters["GFLOP/s"] = {9000, 9000, 9000};

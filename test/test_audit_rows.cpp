@@ -112,6 +112,23 @@ TEST(AuditDriverVsHalves, TheHalvesRowIsNeverBlamedOnTheLibrarysDriver) {
   EXPECT_EQ(findings_of(report, "driver_vs_halves").size(), 2u) << console(report);
 }
 
+// Seen in an A/A run on a loaded 2-core machine: with two spinning processes beside it, CPU/sgesv
+// took 3x its halves although nothing was wrong. Rows measured while other processes held cores
+// are not held against each other; the gap is stated as a note that names the load.
+TEST(AuditDriverVsHalves, RowsMeasuredUnderLoadAreNotJudged) {
+  auto run = clean_run();
+  find_row(run, "CPU-driver/dgesv/n:4096/nrhs:1").times_ms = {936, 936, 936};
+  find_row(run, "CPU/dgetrs/n:4096/nrhs:1").counters["cpu_other_busy"] = {1.9, 2.0, 2.0};
+  const auto report = bench::run_audit(run);
+  EXPECT_TRUE(names(report, "driver_vs_halves", "CPU-driver/dgesv/n:4096/nrhs:1", "note")) << console(report);
+  EXPECT_FALSE(names(report, "driver_vs_halves", "CPU-driver/dgesv/n:4096/nrhs:1", "warning")) << console(report);
+  const auto f = findings_of(report, "driver_vs_halves").at(0);
+  EXPECT_NE(f.message.find("Not judged: other processes loaded the host during CPU/dgetrs/n:4096/nrhs:1 (2.00 cores busy)"),
+            std::string::npos)
+      << f.message;
+  EXPECT_TRUE(names(report, "cpu_loaded", "CPU/dgetrs/n:4096/nrhs:1", "warning")) << console(report);
+}
+
 TEST(AuditDriverVsHalves, SilentOnACleanRunAndJustUnderTheLimit) {
   expect_silent_on_clean_run("driver_vs_halves");
   auto run = clean_run();
@@ -172,6 +189,21 @@ TEST(AuditFasterThanGemm, ASlowGemmSampleIsNoiseNotATimingBug) {
   const auto report = bench::run_audit(run);
   EXPECT_TRUE(names(report, "faster_than_gemm", "CPU/dgetrf/n:4096", "note")) << console(report);
   EXPECT_FALSE(names(report, "faster_than_gemm", "CPU/dgetrf/n:4096", "timing-bug")) << console(report);
+}
+
+// The A/A case: a GEMM measured while two other processes spun ran at a third of its rate and the
+// solve measured a moment later "outran" it. A loaded row is not held against another.
+TEST(AuditFasterThanGemm, ALoadedGemmJudgesNothing) {
+  auto run = clean_run();
+  auto& gemm = find_row(run, "CPU/dgemm/n:4096");
+  gemm.counters["GFLOP/s"] = {458, 458, 458};
+  gemm.counters["cpu_other_busy"] = {2, 2, 2};
+  find_row(run, "CPU/dgetrf/n:4096").counters["GFLOP/s"] = {1300, 1300, 1300};
+  const auto report = bench::run_audit(run);
+  EXPECT_TRUE(names(report, "faster_than_gemm", "CPU/dgetrf/n:4096", "note")) << console(report);
+  EXPECT_FALSE(names(report, "faster_than_gemm", "CPU/dgetrf/n:4096", "timing-bug")) << console(report);
+  gemm.counters["cpu_other_busy"] = {0.1, 0.1, 0.1};  // the same rates on a quiet host are a timing bug
+  EXPECT_TRUE(names(bench::run_audit(run), "faster_than_gemm", "CPU/dgetrf/n:4096", "timing-bug"));
 }
 
 TEST(AuditFasterThanGemm, ComparesWithTheSamePrecisionsGemm) {

@@ -7,6 +7,8 @@
 #include <tuple>
 
 #include "checks/audit_rules.hpp"
+#include "checks/text.hpp"
+#include "checks/thresholds.hpp"
 
 namespace solvebench::bench {
 namespace audit_detail {
@@ -33,6 +35,20 @@ std::vector<std::pair<std::string, std::string>> other_axes(const row_id& id, co
     if (a.first != without) out.push_back(a);
   std::sort(out.begin(), out.end());
   return out;
+}
+
+std::string load_during(std::initializer_list<const row_record*> rows) {
+  std::vector<std::string> parts;
+  for (const auto* r : rows) {
+    const auto busy = r->counter("cpu_other_busy"), steal = r->counter("cpu_steal_pct");
+    std::string what;
+    if (busy && *busy >= limits::other_busy_cores) what = sig3(*busy) + " cores busy";
+    if (steal && *steal >= limits::steal_pct) what += (what.empty() ? "" : ", ") + sig3(*steal) + "% steal";
+    if (!what.empty()) parts.push_back(r->name + " (" + what + ")");
+  }
+  if (parts.empty()) return "";
+  return "Not judged: other processes loaded the host during " + join(parts, ", ") +
+         ", and a load can open any gap between rows measured at different moments; rerun on a quiet machine.";
 }
 
 std::string count(std::size_t n, const std::string& what) {

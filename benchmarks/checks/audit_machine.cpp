@@ -171,6 +171,10 @@ std::optional<std::string> below_machine_peak(const rule_input& in, std::vector<
         if (threads && cores && *threads < *cores)
           causes.push_back("the BLAS runs " + whole(*threads) + " threads on " + whole(*cores) + " cores");
       }
+      if (const std::string load = load_during({g}); !load.empty() && causes.empty()) {
+        out.push_back({"below_machine_peak", severity_note, {g->id}, head + ". " + load});
+        continue;
+      }
       const std::string why = causes.empty() ? " No cause is known here (clock, thermal limits or another load?)."
                                              : " Explained by: " + join(causes, "; ") + ".";
       out.push_back({"below_machine_peak", severity_warning, {g->id},

@@ -52,6 +52,10 @@ std::optional<std::string> driver_vs_halves(const rule_input& in, std::vector<fi
     const std::string what = d->name + " takes " + sig3(di.mid) + " ms, " + times(di.mid / halves) + " the " +
                              sig3(halves) + " ms of its halves " + f->name + " (" + sig3(fi.mid) + " ms) + " +
                              s->name + " (" + sig3(si.mid) + " ms).";
+    if (const std::string load = load_during({d, f, s}); !load.empty()) {
+      out.push_back({"driver_vs_halves", severity_note, {id, f->id, s->id}, what + " " + load});
+      continue;
+    }
     if (!(di.lo > limits::driver_vs_halves * (fi.hi + si.hi))) {
       out.push_back({"driver_vs_halves", severity_note, {id, f->id, s->id},
                      what + " Within the rows' noise: " + noise_text(*d) + ", " + noise_text(*f) + ", " +
@@ -95,6 +99,10 @@ std::optional<std::string> faster_than_gemm(const rule_input& in, std::vector<fi
     const double rate_lo = *rate * ri.mid / ri.hi, gemm_hi = *gemm_rate * gi.mid / std::max(gi.lo, 1e-300);
     const std::string what = r->name + " reports " + sig3(*rate) + " GFLOP/s, " + percent(*rate / *gemm_rate - 1) +
                              " above " + g->name + " (" + sig3(*gemm_rate) + " GFLOP/s)";
+    if (const std::string load = load_during({r, g}); !load.empty()) {
+      out.push_back({"faster_than_gemm", severity_note, {id, g->id}, what + ". " + load});
+      continue;
+    }
     if (!(rate_lo > limits::gemm_tolerance * gemm_hi)) {
       out.push_back({"faster_than_gemm", severity_note, {id, g->id},
                      what + ", within the rows' noise: " + noise_text(*r) + ", " + noise_text(*g) + "; not a finding."});

@@ -1,6 +1,7 @@
 // Private to the audit: what a rule sees, and the rule tables of each family of rules.
 #pragma once
 
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,6 +42,11 @@ struct rule {
 const std::vector<rule>& row_rules();      // rows against rows: audit_rows.cpp
 const std::vector<rule>& machine_rules();  // rows against the machine: audit_machine.cpp
 const std::vector<rule>& gpu_rules();      // the GPU's state during the rows: audit_gpu.cpp
+
+// Rows measured at different moments compare only on a quiet host: another process that held
+// cores during one of them can open any gap, so a rule that holds rows against each other (or
+// against the machine) states the load instead of judging. Empty when none of `rows` was loaded.
+std::string load_during(std::initializer_list<const row_record*> rows);
 
 // "12 CPU rows", "1 row".
 std::string count(std::size_t n, const std::string& what);
