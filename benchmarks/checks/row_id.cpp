@@ -192,8 +192,8 @@ row_id legacy_row_id(const std::string& name) {
         id.n = *v;
         have_n = true;
       }
-    } else if (one_of(key, id_fields)) {
-      throw bad("is a field of the id, not an axis");
+    } else if (one_of(key, id_fields) || one_of(key, timing_suffixes)) {
+      throw bad("is a field of the id or Google Benchmark's, not an axis");
     } else {
       id.axes.emplace_back(key, value);
     }
