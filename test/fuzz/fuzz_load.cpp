@@ -24,7 +24,7 @@ const std::string file_name = "fuzz.rows.jsonl";
 }
 
 // What the checks do with a loaded run before they judge it: ids written to the sidecars and
-// read back, names, medians and noise.
+// read back, integer axes, medians and noise.
 void use(const sb::run_summary& run) {
   for (const auto& r : run.rows) {
     const sb::row_id back = sb::row_id_from_json(sb::to_json(r.id));
