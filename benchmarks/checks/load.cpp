@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <fstream>
 #include <optional>
 #include <set>
@@ -89,10 +90,10 @@ json parse(const std::string& raw) {
   const std::string text = raw.find_first_of("NIni") == std::string::npos ? raw : without_non_finite(raw);
   try {
     return json::parse(text);
-  } catch (const json::parse_error& e) {
-    std::string why = e.what();
-    const auto colon = why.find("parse error");
-    throw std::invalid_argument("not JSON: " + (colon == std::string::npos ? why : why.substr(colon)));
+  } catch (const json::exception& e) {  // parse_error; out_of_range for a number beyond a double (1e999)
+    const std::string why = e.what();
+    const auto tag = why.find("] ");  // "[json.exception.parse_error.101] "
+    throw std::invalid_argument("not JSON: " + (tag == std::string::npos ? why : why.substr(tag + 2)));
   }
 }
 
@@ -139,18 +140,19 @@ std::string row_name(const json& run) {
   return name;
 }
 
-void read_run(run_summary& run, const json& r, std::vector<const json*>& aggregates) {
-  if (!r.is_object()) throw std::invalid_argument("a row that is not an object");
+// real_time in ms (its time_unit; ns where there is none, Google Benchmark's default).
+double time_ms(const json& r) {
+  const std::string unit = text_field(r, "time_unit");
+  const double ms = number_field(r, "real_time") * ms_per_unit(unit.empty() ? "ns" : unit);
+  if (!std::isfinite(ms) || ms < 0) throw std::invalid_argument("a negative or non-finite time");
+  return ms;
+}
+
+void read_named_run(run_summary& run, const json& r, const std::string& name, std::vector<const json*>& aggregates) {
   const std::string type = text_field(r, "run_type");
   if (!type.empty() && type != "iteration" && type != "aggregate")
     throw std::invalid_argument("run_type '" + type + "' is neither iteration nor aggregate");
-  const std::string name = row_name(r);
-  row_id id;
-  try {
-    id = r.contains("id") ? row_id_from_json(r.at("id")) : legacy_row_id(name);
-  } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument("row '" + name + "': " + e.what());
-  }
+  const row_id id = r.contains("id") ? row_id_from_json(r.at("id")) : legacy_row_id(name);
   const bool failed = (r.contains("error_occurred") && r.at("error_occurred") == true) ||
                       (r.contains("skipped") && r.at("skipped") == true);
   if (failed) {
@@ -162,18 +164,18 @@ void read_run(run_summary& run, const json& r, std::vector<const json*>& aggrega
     return;
   }
   if (r.contains("big_o") || r.contains("rms")) return;  // a complexity entry: not a timing
-  if (!r.contains("real_time")) throw std::invalid_argument("row '" + name + "' has no real_time");
+  if (!r.contains("real_time")) throw std::invalid_argument("no real_time");
+  const double ms = time_ms(r);
   if (type == "aggregate") {
     aggregates.push_back(&r);
     return;
   }
-  const double ms = number_field(r, "real_time") * ms_per_unit(text_field(r, "time_unit").empty() ? "ns" : text_field(r, "time_unit"));
-  if (!(ms >= 0)) throw std::invalid_argument("row '" + name + "': a negative or NaN time");
   std::vector<double> samples;
   if (const auto it = r.find("samples_ms"); it != r.end()) {
-    if (!it->is_array()) throw std::invalid_argument("row '" + name + "': \"samples_ms\" is not a list");
+    if (!it->is_array()) throw std::invalid_argument("\"samples_ms\" is not a list");
     for (const auto& s : *it) {
-      if (!s.is_number() || !(s.get<double>() >= 0)) throw std::invalid_argument("row '" + name + "': a sample is not a time");
+      if (!s.is_number() || !std::isfinite(s.get<double>()) || s.get<double>() < 0)
+        throw std::invalid_argument("a sample is not a time");
       samples.push_back(s.get<double>());
     }
   }
@@ -181,6 +183,16 @@ void read_run(run_summary& run, const json& r, std::vector<const json*>& aggrega
   for (const auto& [key, value] : r.items())
     if (!run_fields.count(key) && value.is_number()) counters[key] = value.get<double>();
   add_repetition(run, id, ms, samples, counters);
+}
+
+void read_run(run_summary& run, const json& r, std::vector<const json*>& aggregates) {
+  if (!r.is_object()) throw std::invalid_argument("a row that is not an object");
+  const std::string name = row_name(r);
+  try {
+    read_named_run(run, r, name, aggregates);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument("row '" + name + "': " + e.what());
+  }
 }
 
 // With --benchmark_report_aggregates_only a file holds only mean/median/stddev/cv: the median
@@ -193,7 +205,7 @@ void read_aggregates(run_summary& run, const std::vector<const json*>& aggregate
     for (const auto& row : run.rows)
       if (row.id == id && !row.times_ms.empty()) has_repetitions = true;
     if (has_repetitions) continue;
-    const double ms = number_field(*r, "real_time") * ms_per_unit(text_field(*r, "time_unit"));
+    const double ms = time_ms(*r);
     std::map<std::string, double> counters;
     for (const auto& [key, value] : r->items())
       if (!run_fields.count(key) && value.is_number()) counters[key] = value.get<double>();
@@ -216,8 +228,17 @@ void read_document(run_summary& run, const json& doc) {
     throw std::invalid_argument("not Google Benchmark output (no \"benchmarks\" list)");
   }
   if (!it->is_array()) throw std::invalid_argument("\"benchmarks\" is not a list");
+  // Another program's Google Benchmark output: rows solve_bench cannot read, and a context
+  // without solve_bench's version in it.
+  const bool ours = !doc.contains("context") || doc.at("context").contains("solve_bench_version");
   std::vector<const json*> aggregates;
-  for (const auto& r : *it) read_run(run, r, aggregates);
+  try {
+    for (const auto& r : *it) read_run(run, r, aggregates);
+  } catch (const std::invalid_argument& e) {
+    if (ours) throw;
+    throw std::invalid_argument(std::string("not a solve_bench run (no solve_bench_version in its context): ") +
+                                e.what());
+  }
   read_aggregates(run, aggregates);
 }
 

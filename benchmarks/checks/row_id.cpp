@@ -5,34 +5,42 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <charconv>
 #include <stdexcept>
 
 namespace solvebench::bench {
 namespace {
 
 const char* const integer_axes[] = {"n", "nrhs", "batch", "gpus", "tile", "ranks", "nb"};
+const char* const id_fields[] = {"backend", "device",    "placement", "path", "library",
+                                 "op",      "precision", "factor",    "n",    "nrhs"};
+const char* const timing_suffixes[] = {"manual_time", "real_time", "process_time"};  // Google Benchmark's, not axes
 const char* const plain_ops[] = {"gesv", "posv", "getrf", "getrs", "potrf", "potrs", "gemm"};
 constexpr const char* batched_suffix = "_batched";
 
-bool is_plain_op(const std::string& s) {
-  return std::find(std::begin(plain_ops), std::end(plain_ops), s) != std::end(plain_ops);
+template <std::size_t size>
+bool one_of(const std::string& s, const char* const (&list)[size]) {
+  return std::find(std::begin(list), std::end(list), s) != std::end(list);
 }
 
-bool all_digits(const std::string& s) {
-  return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
+// The value of a decimal written with digits only that fits in 64 bits; none otherwise.
+std::optional<std::int64_t> decimal(const std::string& s) {
+  std::int64_t v = 0;
+  const char* end = s.data() + s.size();
+  if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  if (const auto r = std::from_chars(s.data(), end, v); r.ec != std::errc() || r.ptr != end) return std::nullopt;
+  return v;
 }
 
 std::string text_of(const nlohmann::ordered_json& v) {
   if (v.is_string()) return v.get<std::string>();
-  if (v.is_number_integer()) return std::to_string(v.get<std::int64_t>());
+  if (v.is_number_integer()) return v.dump();  // exact, unsigned ones beyond int64 included
   throw std::invalid_argument("an axis value is neither text nor an integer: " + v.dump());
 }
 
 }  // namespace
 
-bool integer_axis(const std::string& key) {
-  return std::find(std::begin(integer_axes), std::end(integer_axes), key) != std::end(integer_axes);
-}
+bool integer_axis(const std::string& key) { return one_of(key, integer_axes); }
 
 std::string row_id::op_name() const {
   std::string out(1, precision);
@@ -59,8 +67,7 @@ std::optional<std::int64_t> row_id::int_axis(const std::string& key) const {
   if (key == "n") return n;
   if (key == "nrhs") return nrhs;
   const auto v = axis(key);
-  if (!v || !all_digits(*v)) return std::nullopt;
-  return std::stoll(*v);
+  return v ? decimal(*v) : std::nullopt;
 }
 
 bool row_id::operator==(const row_id& o) const {
@@ -80,8 +87,9 @@ nlohmann::ordered_json to_json(const row_id& id) {
   if (id.factor) j["factor"] = std::string(1, id.factor);
   j["n"] = id.n;
   if (id.nrhs) j["nrhs"] = *id.nrhs;
-  for (const auto& [key, value] : id.axes) {
-    if (integer_axis(key) && all_digits(value)) j[key] = std::stoll(value);
+  for (const auto& [key, value] : id.axes) {  // a number only where it reads back as the same text ("007" stays text)
+    const auto v = integer_axis(key) ? decimal(value) : std::nullopt;
+    if (v && std::to_string(*v) == value) j[key] = *v;
     else j[key] = value;
   }
   return j;
@@ -118,11 +126,8 @@ row_id row_id_from_json(const nlohmann::ordered_json& j) {
   if (j.contains("factor")) id.factor = letter("factor", "sdxhb");
   id.n = count("n");
   if (j.contains("nrhs")) id.nrhs = count("nrhs");
-  static const char* const fields[] = {"backend", "device", "placement", "path", "library", "op", "precision", "factor", "n", "nrhs"};
-  for (const auto& [key, value] : j.items()) {
-    if (std::find(std::begin(fields), std::end(fields), key) != std::end(fields)) continue;
-    id.axes.emplace_back(key, text_of(value));
-  }
+  for (const auto& [key, value] : j.items())
+    if (!one_of(key, id_fields)) id.axes.emplace_back(key, text_of(value));
   return id;
 }
 
@@ -136,9 +141,6 @@ row_id legacy_row_id(const std::string& name) {
     if (slash == std::string::npos) break;
     start = slash + 1;
   }
-  while (!parts.empty() && (parts.back() == "manual_time" || parts.back() == "real_time" ||
-                            parts.back() == "process_time"))
-    parts.pop_back();
   if (parts.size() < 3) throw std::invalid_argument("'" + name + "' is not a solve_bench row name");
   row_id id;
   id.backend = parts[0];
@@ -150,12 +152,12 @@ row_id legacy_row_id(const std::string& name) {
     throw std::invalid_argument("'" + name + "': '" + parts[1] + "' does not start with a precision letter");
   id.precision = op[0];
   op.erase(0, 1);
-  if (!is_plain_op(op) && op.size() > 1 && std::string("sdxhb").find(op[0]) != std::string::npos &&
-      is_plain_op(op.substr(1))) {
+  if (!one_of(op, plain_ops) && op.size() > 1 && std::string("sdxhb").find(op[0]) != std::string::npos &&
+      one_of(op.substr(1), plain_ops)) {
     id.factor = op[0];
     op.erase(0, 1);
   }
-  if (!is_plain_op(op)) throw std::invalid_argument("'" + name + "': unknown operation '" + parts[1] + "'");
+  if (!one_of(op, plain_ops)) throw std::invalid_argument("'" + name + "': unknown operation '" + parts[1] + "'");
   id.op = op;
   const std::string family = id.backend.substr(0, id.backend.find('-'));
   id.device = family == "GPU" || family == "MGPU" ? "gpu" : "cpu";
@@ -168,16 +170,30 @@ row_id legacy_row_id(const std::string& name) {
   else if (family == "MPI") id.library = "scalapack";
   else if (id.device == "gpu") id.library = op == "gemm" ? "cublas" : "cusolver";
   else id.library = op == "gemm" ? "blas" : "lapack";
+  // Each element once, n and nrhs as the id reads them (positive integers), no other field of the
+  // id as an axis: else the id written to JSON would not be the id read from the name.
   bool have_n = false;
   for (std::size_t i = 2; i < parts.size(); ++i) {
+    if (one_of(parts[i], timing_suffixes)) continue;
     const auto colon = parts[i].find(':');
     const std::string key = parts[i].substr(0, colon);
     const std::string value = colon == std::string::npos ? "" : parts[i].substr(colon + 1);
-    if (key == "n" && all_digits(value)) {
-      id.n = std::stoll(value);
-      have_n = true;
-    } else if (key == "nrhs" && all_digits(value)) {
-      id.nrhs = std::stoll(value);
+    const auto bad = [&](const std::string& why) {
+      return std::invalid_argument("'" + name + "': '" + parts[i] + "' " + why);
+    };
+    if (key.empty()) throw bad("has no key");
+    if ((key == "n" && have_n) || (key == "nrhs" && id.nrhs) || id.axis(key)) throw bad("repeats an element");
+    if (key == "n" || key == "nrhs") {
+      const auto v = decimal(value);
+      if (!v || *v < 1) throw bad("is not a positive integer");
+      if (key == "nrhs") {
+        id.nrhs = *v;
+      } else {
+        id.n = *v;
+        have_n = true;
+      }
+    } else if (one_of(key, id_fields) || one_of(key, timing_suffixes)) {
+      throw bad("is a field of the id or Google Benchmark's, not an axis");
     } else {
       id.axes.emplace_back(key, value);
     }
