@@ -23,7 +23,7 @@
 #   mixed-big  the mixed-precision rows at n = 46000 beside GPU/dgesv -> mixed-46000.json
 #   max        what --sizes=max picks here (the rows' list and why) -> max.txt
 #   ab2        A/B of the GPU dense rows: .carry/old (70d4130) against this tree, alternating rounds,
-#              judged by solve_bench_checks compare -> ab2.json, ab2.md
+#              judged by solve_bench_checks compare -> ab-compare.json, ab-compare.md
 # Example: tools/device/h200.sh build gputests ab
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -172,7 +172,7 @@ for mode in "$@"; do
             --benchmark_out="$WORK/ab-$side-$round.json" --benchmark_out_format=json
         done
       done
-      step 60 ab-compare sh -c "$CHECKS compare --json=$WORK/ab2.json --markdown=$WORK/ab2.md $WORK/ab-old-*.json -- $WORK/ab-new-*.json; cat $WORK/ab2.md"
+      step 60 ab-compare sh -c "$CHECKS compare --json=$WORK/ab-compare.json --markdown=$WORK/ab-compare.md $WORK/ab-old-*.json -- $WORK/ab-new-*.json; cat $WORK/ab-compare.md"
       ;;
     *) echo "unknown mode $mode" >&2; exit 2 ;;
   esac
