@@ -72,14 +72,7 @@ template <class T>
 struct lu {
   explicit lu(std::int64_t n) : ipiv(static_cast<std::size_t>(n)) {}
   void factor(host_matrix<T>& a) { lapack::getrf(a, ipiv); }
-  // PLANTED for results/history (reverted by the next commit): the solve is done twice, once
-  // on a copy, so that the history has a code change for its change points to find.
-  void solve(const host_matrix<T>& a, host_matrix<T>& b) {
-    host_matrix<T> twice(b.rows(), b.cols());
-    twice.assign(b);
-    lapack::getrs(a, ipiv, twice);
-    lapack::getrs(a, ipiv, b);
-  }
+  void solve(const host_matrix<T>& a, host_matrix<T>& b) { lapack::getrs(a, ipiv, b); }
   void driver(host_matrix<T>& a, host_matrix<T>& b) { lapack::gesv(a, ipiv, b); }
   std::vector<lapack::index_t> ipiv;
 };
