@@ -58,6 +58,40 @@ class ChangePointTest(TrackCase):
         self.assertGreaterEqual(self.steps(0.20, 5.0), 0.95)
         self.assertGreaterEqual(self.steps(-0.20, 5.0), 0.95)
 
+    def test_a_slowdown_fixed_later_is_two_change_points(self):
+        """A slowdown that a later commit undoes (runs 12-21 of 36 at 2x, 10% noise): both ends
+        found within one run. A split whose second side ran to the end averaged the fast runs
+        after the fix with the slow ones and found neither (results/history, dgetrs)."""
+        located = 0
+        for seed in range(40):
+            x = 10 * np.random.default_rng(300 + seed).lognormal(0, 0.10, 36)
+            x[12:22] *= 2
+            found = [c["run_index"] for c in changes(x)]
+            located += any(abs(i - 12) <= 1 for i in found) and any(abs(i - 22) <= 1 for i in found)
+        self.assertGreaterEqual(located / 40, 0.95)
+
+    def test_a_change_in_load_is_named_as_a_cause(self):
+        """Other processes' cores during the row (cpu_other_busy), judged by the checks' own bar
+        for a loaded host (the audit's other_busy_cores): named when it moved across the change."""
+        rng = np.random.default_rng(8)
+        paths = self.history(30, lambda k: {"CPU/dposv/n:256/nrhs:1": noisy(rng, 8 if k < 15 else 0.4, 3),
+                                            "CPU/dgemm/n:256": noisy(rng, 1, 3)},
+                             audit={"clean": True, "findings": [], "thresholds": {"other_busy_cores": 0.5}})
+        for k, path in enumerate(paths):  # the runs before 15 shared the host with 1.9 busy cores
+            with open(path) as f:
+                doc = json.load(f)
+            for e in doc["benchmarks"]:
+                e["cpu_other_busy"] = 1.9 if k < 15 else 0.1 if "dposv" in e["name"] else 1.7 - 0.1 * (k % 2)
+            with open(path, "w") as f:
+                json.dump(doc, f)
+        store_dir = os.path.join(self.dir, "store2")
+        self.track("add", "--store", store_dir, *paths)
+        self.store = store_dir
+        result, text = self.analyze()
+        self.assertEqual([c["row"] for c in result["change_points"]], ["CPU/dposv/n:256/nrhs:1"], text)
+        self.assertEqual(result["change_points"][0]["cause"]["load"], [1.9, 0.1])
+        self.assertIn("other processes' load 1.90 -> 0.10 cores", text)
+
     def test_step_in_store_with_sign_size_and_p(self):
         rng = np.random.default_rng(3)
         self.history(40, lambda k: {"CPU/dgetrf/n:1024": noisy(rng, 10 * (1.05 if k >= 25 else 1), 1.0),

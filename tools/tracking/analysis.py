@@ -23,6 +23,7 @@ class Series:
     positions: List[int] = field(default_factory=list)
     ms: List[float] = field(default_factory=list)
     noise: List[Optional[float]] = field(default_factory=list)
+    busy: List[Optional[float]] = field(default_factory=list)   # other processes' cores (cpu_other_busy)
     errors: Dict[int, str] = field(default_factory=dict)   # position: error
     change_points: List[dict] = field(default_factory=list)
 
@@ -48,6 +49,7 @@ def series_of(records) -> Dict[str, Series]:
             s.positions.append(pos)
             s.ms.append(float(row["median_ms"]))
             s.noise.append(row.get("noise_pct"))
+            s.busy.append(row.get("cpu_other_busy"))
     return rows
 
 
@@ -105,8 +107,28 @@ class Causes:
                 return self._log[(a, b)]
         return [c for c in (a, b) if c]
 
-    def of(self, before: int, after: int) -> dict:
-        return {"environment": self.environment(before, after), "commits": self.commits(before, after)}
+    def load_limit(self, run: int) -> Optional[float]:
+        """The checks' bar for a loaded host (thresholds.hpp's other_busy_cores, from the run's audit)."""
+        audit = self.records[run].get("audit") or {}
+        return audit.get("other_busy_cores")
+
+    def of(self, before: int, after: int, load=None) -> dict:
+        out = {"environment": self.environment(before, after), "commits": self.commits(before, after)}
+        if load:
+            out["load"] = load
+        return out
+
+
+def load_change(s: Series, causes: Causes, a: int, c: int, b: int) -> Optional[list]:
+    """[before, after]: the median cores other processes kept busy during the row on each side
+    of a change point, when they differ by at least the checks' bar for a loaded host."""
+    before = [v for v in s.busy[a:c] if isinstance(v, (int, float))]
+    after = [v for v in s.busy[c:b] if isinstance(v, (int, float))]
+    limit = causes.load_limit(s.positions[c])
+    if not before or not after or limit is None:
+        return None
+    pair = [statistics.median(before), statistics.median(after)]
+    return pair if abs(pair[1] - pair[0]) >= limit else None
 
 
 def snap(s: Series, cps: List[int], causes: Causes) -> Dict[int, int]:
@@ -145,7 +167,7 @@ def detect(s: Series, causes: Causes, testbed: str, records, alpha=ALPHA, min_ru
                  "date": records[s.positions[cp]]["date"], "before_ms": before, "after_ms": after,
                  "change_pct": (after / before - 1) * 100, "p": found[moved.get(cp, cp)],
                  "min_change_pct": min_change_pct(s.noise[a:b], override),
-                 "cause": causes.of(s.positions[cp - 1], s.positions[cp])}
+                 "cause": causes.of(s.positions[cp - 1], s.positions[cp], load_change(s, causes, a, c, b))}
         if s.row_id is not None:
             point["id"] = s.row_id
         if cp in moved:
@@ -247,6 +269,8 @@ def analyze(stored: dict, alpha=ALPHA, min_runs=MIN_RUNS, min_change=None, repo=
 
 def cause_text(cause: dict) -> str:
     parts = ["%s %s -> %s" % (k, v[0], v[1]) for k, v in cause["environment"].items()]
+    if cause.get("load"):
+        parts.append("other processes' load %.2f -> %.2f cores" % tuple(cause["load"]))
     if cause["commits"]:
         parts.append("commits " + " ".join(str(c)[:12] for c in cause["commits"][:8])
                      + (" ..." if len(cause["commits"]) > 8 else ""))

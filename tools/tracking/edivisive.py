@@ -7,39 +7,44 @@ For a segment Z split at tau into X = Z[:tau] (n points) and Y = Z[tau:] (m poin
     q(tau) = 2/(n+m) sum|X_i - Y_j| - 2m/((n+m)(n-1)) sum_{i<k}|X_i - X_k|
                                      - 2n/((n+m)(m-1)) sum_{j<k}|Y_j - Y_k|
 
-(the energy distance between the two sides, scaled by nm/(n+m)). The split with the largest
-q over every current segment is the candidate; it is kept when a permutation test says so:
-the values are shuffled within each segment, the largest q is found again, and p is the share
-of shuffles whose q reaches the candidate's. Splitting goes on until a candidate fails.
-Unlike Matteson & James, the second side always runs to the segment's end (no search over its
-end kappa), which is O(L^2); a second change inside a side is found when that side is split.
+(the energy distance between the two sides, scaled by nm/(n+m)). As in Matteson & James, Y
+ends at kappa, searched with tau, so that a change that ends (a slowdown fixed a few runs later)
+stands out against the runs before it instead of being averaged with the runs after it. The
+split with the largest q over every current segment is the candidate; it is kept when a
+permutation test says so: the values are shuffled within each segment, the largest q is found
+again, and p is the share of shuffles whose q reaches the candidate's. Splitting goes on until
+a candidate fails.
 
-q(tau) for every tau of a batch of shuffles comes from prefix sums of one distance matrix per
-shuffle, so a test of 100 shuffles of 60 runs is one numpy pass; the shuffles stop early once
-`exceed_stop` of them have reached the candidate (then p is large, Besag & Clifford 1991).
+q(tau, kappa) for every pair of a batch of shuffles comes from the 2-D prefix sums of one
+distance matrix per shuffle, O(L^2) per shuffle; the shuffles stop early once `exceed_stop` of
+them have reached the candidate (then p is large, Besag & Clifford 1991).
 """
 import numpy as np
 
 
 def qhat(x: np.ndarray, min_size: int) -> np.ndarray:
-    """q(tau) for each row of x (shape (B, L)) and tau = 0..L; -inf where a side would have
-    fewer than min_size points."""
+    """q(tau, kappa) for each row of x (shape (B, L)), X = x[:tau], Y = x[tau:kappa], for
+    tau, kappa = 0..L: shape (B, L+1, L+1), -inf where a side would have fewer than min_size
+    points."""
     batch, length = x.shape
     d = np.abs(x[:, :, None] - x[:, None, :])
-    upper = np.triu(d, 1)
-    left = np.zeros((batch, length + 1))    # left[t]: sum over pairs inside x[:t]
-    left[:, 1:] = np.cumsum(upper.sum(axis=1), axis=1)
-    right = np.zeros((batch, length + 1))   # right[t]: sum over pairs inside x[t:]
-    right[:, :length] = np.cumsum(upper.sum(axis=2)[:, ::-1], axis=1)[:, ::-1]
-    cross = left[:, length:] - left - right
-    t = np.arange(length + 1, dtype=float)
-    n, m = t, length - t
-    valid = (t >= min_size) & (m >= min_size)
-    q = np.full((batch, length + 1), -np.inf)
-    nv, mv = n[valid], m[valid]
-    q[:, valid] = (2.0 * cross[:, valid] / length
-                   - 2.0 * mv / (length * (nv - 1)) * left[:, valid]
-                   - 2.0 * nv / (length * (mv - 1)) * right[:, valid])
+    p = np.zeros((batch, length + 1, length + 1))  # p[i, j]: sum of d[:i, :j]
+    p[:, 1:, 1:] = d.cumsum(axis=1).cumsum(axis=2)
+    t = np.arange(length + 1)
+    tau, kappa = t[:, None], t[None, :]
+    n = np.broadcast_to(tau, (length + 1, length + 1)).astype(float)
+    m = (kappa - tau).astype(float)
+    valid = (n >= min_size) & (m >= min_size)
+    ti, ki = np.nonzero(valid)
+    diag = p[:, t, t]                      # sum of d over x[:i] x x[:i]
+    cross = p[:, ti, ki] - diag[:, ti]     # X against Y
+    within_x = diag[:, ti] / 2
+    within_y = (diag[:, ki] - 2 * p[:, ti, ki] + diag[:, ti]) / 2
+    nv, mv = n[ti, ki], m[ti, ki]
+    q = np.full((batch, length + 1, length + 1), -np.inf)
+    q[:, ti, ki] = (2.0 * cross / (nv + mv)
+                    - 2.0 * mv / ((nv + mv) * (nv - 1)) * within_x
+                    - 2.0 * nv / ((nv + mv) * (mv - 1)) * within_y)
     return q
 
 
@@ -52,21 +57,23 @@ def _candidate(x, segments, min_size):
     best_q, best_tau = -np.inf, None
     for a, b in segments:
         q = qhat(x[None, a:b], min_size)[0]
-        tau = int(np.argmax(q))
-        if q[tau] > best_q:
-            best_q, best_tau = float(q[tau]), a + tau
+        tau, kappa = np.unravel_index(int(np.argmax(q)), q.shape)
+        if q[tau, kappa] > best_q:
+            best_q, best_tau = float(q[tau, kappa]), a + int(tau)
     return best_q, best_tau
 
 
 def permutation_p(x, segments, q_obs, min_size, rng, permutations=999, batch=100, exceed_stop=20):
     """p of the candidate q_obs: shuffles within each segment whose best q reaches it."""
     exceed = done = 0
+    longest = max(b - a for a, b in segments)
+    batch = max(1, min(batch, 4_000_000 // (longest + 1) ** 2))  # memory: a (B, L+1, L+1) array
     while done < permutations:
         size = min(batch, permutations - done)
         q_max = np.full(size, -np.inf)
         for a, b in segments:
             shuffled = rng.permuted(np.tile(x[a:b], (size, 1)), axis=1)
-            q_max = np.maximum(q_max, qhat(shuffled, min_size).max(axis=1))
+            q_max = np.maximum(q_max, qhat(shuffled, min_size).reshape(size, -1).max(axis=1))
         # a relative tolerance, so that ties (a constant series) count as reaching it
         exceed += int(np.count_nonzero(q_max >= q_obs - 1e-12 * abs(q_obs)))
         done += size

@@ -26,8 +26,7 @@ FINGERPRINT_KEYS = (
     "blas_vendor", "blas_version", "blas_core", "blas_threads", "blas_library", "lapack_version",
     "compiler", "solve_bench_build_type", "library_build_type", "solve_bench_version",
     "solve_bench_commit", "cpu_governor", "cores_available", "thread_env", "gpu_sm_clock_khz",
-    "cpu_peak_fp64_GFLOPs",
-)
+)  # not cpu_peak_fp64_GFLOPs: its clock may be measured, and moves from run to run
 # A context with none of these was not written by solve_bench.
 SOLVE_BENCH_MARKERS = ("solve_bench_version", "solve_bench_commit")
 MS_PER_UNIT = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}
@@ -128,7 +127,7 @@ def rows_of(entries, path="run") -> list:
         except (KeyError, TypeError) as err:
             raise InputError("%s: row %s: no usable real_time/time_unit (%s)" % (path, name, err)) from None
         row["repetitions"] = len(reps) if reps else int(medians[0].get("repetitions", 1))
-        for counter in ("noise_pct", "samples"):
+        for counter in ("noise_pct", "samples", "cpu_other_busy"):
             value = _counter(used, counter)
             if value is not None:
                 row[counter] = value
@@ -151,7 +150,12 @@ def _audit(path: str):
     try:
         with open(audit_path) as f:
             audit = json.load(f)["audit"]
-        return {"clean": bool(audit.get("clean")), "findings": list(audit.get("findings", []))}
+        out = {"clean": bool(audit.get("clean")), "findings": list(audit.get("findings", []))}
+        # The checks' own bar for a loaded host, so that a change in load is judged by it.
+        limit = (audit.get("thresholds") or {}).get("other_busy_cores")
+        if isinstance(limit, (int, float)):
+            out["other_busy_cores"] = limit
+        return out
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
         raise InputError("%s: not a solve_bench audit (%s)" % (audit_path, e)) from None
 
