@@ -40,12 +40,9 @@ std::string finding_key(const finding& f) {
 
 std::optional<double> gate_noise_pct(const row_record& r) {
   std::optional<double> within = r.noise_pct();
-  std::optional<double> between;
-  if (r.times_ms.size() >= 2) {
-    const auto [lo, hi] = std::minmax_element(r.times_ms.begin(), r.times_ms.end());
-    const double mid = r.median_ms();
-    if (mid > 0) between = 100.0 * 0.5 * (*hi - *lo) / mid;
-  }
+  // The interval of the median of the repetitions, not their range: the range grows with every
+  // repetition and is set by the worst one (on a loaded 2-core machine, 40-200% of the median).
+  std::optional<double> between = median_noise_pct(r.times_ms, limits::noise_confidence);
   if (!within) return between;
   if (!between) return within;
   return std::max(*within, *between);
@@ -149,7 +146,8 @@ json comparison_json(const comparison& c) {
           {"new_timing_bugs", bugs},
           {"rule",
            "slower: the contender's median is above the baseline's by more than both runs' noise (each the larger of "
-           "the 95% interval of its median and the spread of its repetitions), and by at least " +
+           "the 95% interval of the median of its samples and that of the median of its repetitions), and by at "
+           "least " +
                sig3(limits::gate_floor_pct) + "%"}};
 }
 

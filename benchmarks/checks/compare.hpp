@@ -32,9 +32,11 @@ struct comparison {
   std::vector<std::string> suspects() const;  // rows a re-run should confirm: the slower ones
 };
 
-// The noise a row's median carries, in percent: the larger of the interval from its own
-// samples and the spread between its repetitions (rounds of a pooled A/B run), so that a run
-// slowed as a whole by its neighbours is not read as a regression of its code.
+// The noise a row's median carries, in percent: the larger of the 95% interval of the median
+// of its samples and that of the median of its repetitions (rounds of a pooled A/B run, each a
+// process of its own), so that a run slowed as a whole by its neighbours is not read as a
+// regression of its code. Distribution-free (order statistics): with at most 8 repetitions
+// the interval is their whole range.
 std::optional<double> gate_noise_pct(const row_record& r);
 
 comparison compare_runs(const run_summary& base, const run_summary& contender);
