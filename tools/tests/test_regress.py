@@ -80,7 +80,7 @@ class RegressTest(unittest.TestCase):
             new = row(GESV, noisy(5.0, 12, 0.08, 200 + seed)) + row(GEMM, noisy(9.0, 12, 0.08, 300 + seed))
             rc, out, doc = self.regress(base, new)
             self.assertEqual(rc, 0, out)
-            self.assertEqual(doc["suspects"], [], out)
+            self.assertNotIn("slower", [r["status"] for r in doc["rows"]], out)
             self.assertIn("regress: passed", out)
 
     def test_ten_percent_beyond_the_noise_fails(self):
@@ -124,6 +124,70 @@ class RegressTest(unittest.TestCase):
         self.assertIn("%.1f%% / %.1f%%" % (r["base_noise_pct"], r["new_noise_pct"]), self.line_of(out, GESV))
         self.assertIn("%.1f%%" % r["threshold_pct"], self.line_of(out, GESV))
         self.assertIn("12/12", self.line_of(out, GESV))
+
+    def test_an_undecided_row_passes_but_is_a_suspect(self):
+        # 5% slower, within +-10% noise: not slower, but a re-run should decide (it moved by the floor)
+        rc, out, doc = self.regress(row(GESV, synth.spread(5.0, 12, 0.10)) + row(GEMM, synth.spread(9.0, 12, 0.10)),
+                                    row(GESV, [t * 1.05 for t in synth.spread(5.0, 12, 0.10)]) +
+                                    row(GEMM, [t * 1.02 for t in synth.spread(9.0, 12, 0.10)]))
+        self.assertEqual(rc, 0, out)
+        self.assertEqual(self.status_of(doc, GESV), ["same"])
+        self.assertEqual(doc["suspects"], [GESV])  # dgemm moved by 2%, under the 3% floor
+
+    # -- pairs run back to back (.ci/bench-pr) ---------------------------------------------
+
+    def paired(self, name, drifts, factor=1.0, reps=2, seed=0):
+        """Runs of one row in pairs: pair k's repetitions scaled by 1 + drifts[k] (the machine's
+        state while the pair ran), each repetition off by up to 1%, the contender's times by factor."""
+        rng = random.Random(seed)
+        base, new = [], []
+        for k, drift in enumerate(drifts):
+            for side, f in ((base, 1.0), (new, factor)):
+                times = [5.0 * (1 + drift) * f * (1 + rng.uniform(-0.01, 0.01)) for _ in range(reps)]
+                side += synth.runs(name + "/manual_time", times, {"pair": k, "resid": 0.01}, aggregates=False)
+        return base, new
+
+    DRIFTS = [0.0, 0.25, -0.1, 0.4, 0.05, 0.3, -0.05, 0.15, 0.2, 0.1, 0.35, -0.08]
+
+    def test_pairs_cancel_what_falls_on_both_sides(self):
+        # the machine's state moves the row by -10% .. +40% from pair to pair: unpaired, the
+        # noise would hide a 10% regression; paired, A/A passes and the 10% fails
+        base, new = self.paired(GESV, self.DRIFTS)
+        rc, out, doc = self.regress(base, new)
+        self.assertEqual(rc, 0, out)
+        r = doc["rows"][0]
+        self.assertEqual(r["pairs"], 12)
+        self.assertLess(r["threshold_pct"], 5.0, out)
+        self.assertIn("over 12 pairs run back to back", out)
+        base, new = self.paired(GESV, self.DRIFTS, factor=1.10, seed=1)
+        rc, out, doc = self.regress(base, new)
+        self.assertEqual(rc, 1, out)
+        self.assertEqual(self.status_of(doc, GESV), ["slower"])
+        self.assertAlmostEqual(doc["rows"][0]["change_pct"], 10.0, delta=1.5)
+        # the same repetitions without their pairs: judged unpaired, the drift is noise
+        strip = [dict((k, v) for k, v in b.items() if k != "pair") for b in base]
+        rc, out, doc = self.regress(strip, [dict((k, v) for k, v in b.items() if k != "pair") for b in new])
+        self.assertEqual(rc, 0, out)
+        self.assertEqual(doc["rows"][0]["pairs"], 0)
+        self.assertGreater(doc["rows"][0]["threshold_pct"], 10.0)
+
+    def test_a_pair_a_side_lacks_does_not_count(self):
+        base, new = self.paired(GESV, self.DRIFTS[:4], factor=1.10)
+        new = [b for b in new if b["pair"] != 3]
+        rc, out, doc = self.regress(base, new)
+        self.assertEqual(doc["rows"][0]["pairs"], 3, out)
+
+    def test_pairs_disturbed_one_side_at_a_time_widen_the_threshold(self):
+        # a pair whose contender alone was hit by a burst (+30%, then +25%): the interval of the
+        # median ratio covers it rather than calling the row slower
+        base, new = self.paired(GESV, [0.0] * 8)
+        for b in new:
+            if b["pair"] in (2, 5):
+                b["real_time"] *= 1.30 if b["pair"] == 2 else 1.25
+                b["cpu_time"] = b["real_time"]
+        rc, out, doc = self.regress(base, new)
+        self.assertEqual(rc, 0, out)
+        self.assertGreater(doc["rows"][0]["threshold_pct"], 10.0, out)
 
     # -- failures other than time ----------------------------------------------------------
 
