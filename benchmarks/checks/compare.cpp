@@ -36,16 +36,33 @@ std::string finding_key(const finding& f) {
   return f.rule + "|" + f.severity + "|" + join(rows, ",");
 }
 
+// The fastest repetition of each pair (the counter .ci/bench-pr adds), when every repetition has one.
+std::map<double, double> fastest_per_pair(const row_record& r) {
+  std::map<double, double> out;
+  const auto it = r.counters.find("pair");
+  if (it == r.counters.end() || it->second.size() != r.times_ms.size()) return out;
+  for (std::size_t i = 0; i < r.times_ms.size(); ++i) {
+    const auto [at, fresh] = out.emplace(it->second[i], r.times_ms[i]);
+    if (!fresh) at->second = std::min(at->second, r.times_ms[i]);
+  }
+  return out;
+}
+
 }  // namespace
+
+std::vector<double> paired_ratios(const row_record& base, const row_record& contender) {
+  const auto b = fastest_per_pair(base), n = fastest_per_pair(contender);
+  std::vector<double> ratios;
+  for (const auto& [pair, ms] : b)
+    if (const auto it = n.find(pair); it != n.end() && ms > 0) ratios.push_back(it->second / ms);
+  return ratios;
+}
 
 std::optional<double> gate_noise_pct(const row_record& r) {
   std::optional<double> within = r.noise_pct();
-  std::optional<double> between;
-  if (r.times_ms.size() >= 2) {
-    const auto [lo, hi] = std::minmax_element(r.times_ms.begin(), r.times_ms.end());
-    const double mid = r.median_ms();
-    if (mid > 0) between = 100.0 * 0.5 * (*hi - *lo) / mid;
-  }
+  // The interval of the median of the repetitions, not their range: the range grows with every
+  // repetition and is set by the worst one (on a loaded 2-core machine, 40-200% of the median).
+  std::optional<double> between = median_noise_pct(r.times_ms, limits::noise_confidence);
   if (!within) return between;
   if (!between) return within;
   return std::max(*within, *between);
@@ -58,7 +75,8 @@ bool comparison::failed() const {
 std::vector<std::string> comparison::suspects() const {
   std::vector<std::string> out;
   for (const auto& r : rows)
-    if (r.status == "slower") out.push_back(r.name);
+    if (r.status == "slower" || (r.status == "same" && r.change_pct && *r.change_pct > limits::gate_floor_pct))
+      out.push_back(r.name);
   return out;
 }
 
@@ -87,14 +105,29 @@ comparison compare_runs(const run_summary& base, const run_summary& contender) {
     } else {
       ch.base_noise_pct = gate_noise_pct(b);
       ch.new_noise_pct = gate_noise_pct(*n);
-      ch.change_pct = 100.0 * (*ch.new_ms / *ch.base_ms - 1);
-      ch.threshold_pct = std::max(limits::gate_floor_pct, ch.base_noise_pct.value_or(0) + ch.new_noise_pct.value_or(0));
+      const std::vector<double> ratios = paired_ratios(b, *n);
+      if (ratios.size() >= 2) {
+        // Pairs timed back to back: the neighbours' load and the machine's drift fall on both
+        // sides of a pair alike, and cancel in its ratio.
+        ch.pairs = ratios.size();
+        ch.change_pct = 100.0 * (median(ratios) - 1);
+        ch.pair_noise_pct = median_noise_pct(ratios, limits::gate_confidence);
+        ch.threshold_pct = std::max(limits::gate_floor_pct, ch.pair_noise_pct.value_or(0));
+        ch.why = format("%+.1f%% over %zu pairs run back to back (each side's fastest repetition) against a threshold "
+                        "of %.1f%% (the pairs' %.0f%% interval %.1f%%, at least %.1f%%)",
+                        *ch.change_pct, ratios.size(), *ch.threshold_pct, 100 * limits::gate_confidence,
+                        ch.pair_noise_pct.value_or(0), limits::gate_floor_pct);
+      } else {
+        ch.change_pct = 100.0 * (*ch.new_ms / *ch.base_ms - 1);
+        ch.threshold_pct =
+            std::max(limits::gate_floor_pct, ch.base_noise_pct.value_or(0) + ch.new_noise_pct.value_or(0));
+        ch.why = format("%+.1f%% against a threshold of %.1f%% (noise %.1f%% + %.1f%%, at least %.1f%%)",
+                        *ch.change_pct, *ch.threshold_pct, ch.base_noise_pct.value_or(0),
+                        ch.new_noise_pct.value_or(0), limits::gate_floor_pct);
+      }
       if (*ch.change_pct > *ch.threshold_pct) ch.status = "slower";
       else if (*ch.change_pct < -*ch.threshold_pct) ch.status = "faster";
       else ch.status = "same";
-      ch.why = format("%+.1f%% against a threshold of %.1f%% (noise %.1f%% + %.1f%%, at least %.1f%%)", *ch.change_pct,
-                      *ch.threshold_pct, ch.base_noise_pct.value_or(0), ch.new_noise_pct.value_or(0),
-                      limits::gate_floor_pct);
     }
     c.rows.push_back(std::move(ch));
   }
@@ -130,6 +163,8 @@ json comparison_json(const comparison& c) {
                     {"threshold_pct", number(r.threshold_pct)},
                     {"base_noise_pct", number(r.base_noise_pct)},
                     {"new_noise_pct", number(r.new_noise_pct)},
+                    {"pairs", r.pairs},
+                    {"pair_noise_pct", number(r.pair_noise_pct)},
                     {"base_repetitions", r.base_repetitions},
                     {"new_repetitions", r.new_repetitions}});
   json bugs = json::array();
@@ -149,8 +184,14 @@ json comparison_json(const comparison& c) {
           {"new_timing_bugs", bugs},
           {"rule",
            "slower: the contender's median is above the baseline's by more than both runs' noise (each the larger of "
-           "the 95% interval of its median and the spread of its repetitions), and by at least " +
-               sig3(limits::gate_floor_pct) + "%"}};
+           "the 95% interval of the median of its samples and that of the median of its repetitions), and by at "
+           "least " +
+               sig3(limits::gate_floor_pct) +
+               "%; for repetitions tagged as pairs run back to back, the median over the pairs of the ratio of each "
+               "side's fastest repetition, against the " +
+               sig3(100 * limits::gate_confidence) +
+               "% interval of that median, and at least the same floor. Suspects (to confirm by a re-run): the "
+               "slower rows and those that moved by the floor within their noise"}};
 }
 
 std::string comparison_text(const comparison& c) {

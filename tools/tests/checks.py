@@ -6,13 +6,12 @@ usage: checks.py CASE SOLVE_BENCH WORKDIR [--compare-py PATH] [--results DIR] [-
            with anchored filters in one run (what it pairs, what OVERALL_GEOMEAN averages), on
            CPU vs GPU in every committed results JSON under DIR (e.g. results/h200); pandas on
            the rows log
-  rerun    the acceptance of tools/regress: a re-run of the same build passes, a copy of it
-           made 1.5x slower fails
+  rerun    .ci/bench-pr on this build as base and head: passes; the head's dgesv n=256 made 2x
+           slower (SOLVE_BENCH_TEST_SLOWDOWN) fails on that row alone; nothing measured fails
   report   tools/report (with --checks PATH) on a real run (figures, a table with every row, a
            speedup plot only with GPU solves) and on DIR/sweep.json
 """
 import argparse
-import copy
 import glob
 import json
 import os
@@ -203,98 +202,57 @@ def synthetic_cpu_gpu(work):
 
 # ---------------------------------------------------------------------------------- rerun
 
-def doctored(doc, factor):
-    """The same run with every time multiplied by factor (and rates divided by it)."""
-    slow = copy.deepcopy(doc)
-    for b in slow["benchmarks"]:
-        if b.get("aggregate_name") in ("cv",):
-            continue  # a ratio, unchanged by scaling
-        for key in ("real_time", "cpu_time"):
-            b[key] *= factor
-        if "GFLOP/s" in b:
-            b["GFLOP/s"] /= factor
-    return slow
+def bench_pr(exe, work, name, flags, head_env=""):
+    """.ci/bench-pr with this build as both sides (no build): (exit status, output, OUT dir)."""
+    build = os.path.dirname(os.path.dirname(os.path.realpath(exe)))  # BUILD/benchmarks/solve_bench
+    out = os.path.join(work, name)
+    env = {"BENCH_BASE_BUILD": build, "BENCH_HEAD_BUILD": build, "BENCH_HEAD_ENV": head_env,
+           "BENCH_CHUNK_ROWS": "3", "PYTHON": sys.executable, "OPENBLAS_NUM_THREADS": "1"}
+    p = run([os.path.join(os.path.dirname(TOOLS), ".ci", "bench-pr"), os.path.dirname(TOOLS),
+             os.path.dirname(TOOLS), out] + flags, env=env)
+    return p.returncode, p.stdout + p.stderr, out
 
 
-def regress(*args):
-    return run([sys.executable, os.path.join(TOOLS, "regress")] + list(args))
-
-
-def pooled_log(paths, out):
-    """Concatenated rows logs: one run whose repetitions are those of all the rounds."""
-    with open(out, "w") as pooled:
-        for path in paths:
-            with open(path) as f:
-                pooled.write(f.read())
-    return out
-
-
-def rerun_rounds(exe, work, flags, attempt):
-    """Two runs of the same build, each pooled from rounds that alternate between them (as the
-    CI workflow does); returns the two pooled logs and the number of rows."""
-    logs = {"run1": [], "run2": []}
-    for round_index in range(5):
-        # ABBA order, so neither run is always the first after a pause
-        for run_name in (["run1", "run2"] if round_index % 2 == 0 else ["run2", "run1"]):
-            out = os.path.join(work, "%s-attempt%d-round%d.json" % (run_name, attempt, round_index))
-            doc = solve_bench(exe, out, *flags)
-            logs[run_name].append(out[:-len(".json")] + ".rows.jsonl")
-    rows = len(base_names(doc))
-    if rows != 6:
-        fail("expected 6 rows, got %s" % base_names(doc))
-    first = pooled_log(logs["run1"], os.path.join(work, "run1-attempt%d.rows.jsonl" % attempt))
-    second = pooled_log(logs["run2"], os.path.join(work, "run2-attempt%d.rows.jsonl" % attempt))
-    return first, second, rows
+def compare_of(out, name):
+    with open(os.path.join(out, name + ".json")) as f:
+        return json.load(f)["compare"]
 
 
 def case_rerun(exe, work, _tool, _results_dir):
-    # Rows that time steadily (one BLAS thread, interleaved repetitions, enough iterations
-    # each). The 25% threshold is for this test only: far above the drift between runs on a
-    # quiet 2-core machine (<5%), far below the 50% doctoring. Rows of tens of microseconds at
-    # least: at n = 64 a dposv of 7 us moved by 36% between two runs of one build on the CI
-    # machine.
-    # A shared CI machine has bursts of load from its neighbours that last seconds: in one CI
-    # run every row of run2 came out 6-32% slower than run1 (dgesv n=128 +32%, p 0.017) while
-    # run1 matched a quiet machine, i.e. the burst fell on run2's processes. No gate on two
-    # runs can tell that from a regression, so a failed re-run gets one fresh attempt, as a CI
-    # gate that saw a regression would re-run before believing it; a gate that flags a re-run
-    # of the same build fails both.
+    # The pull-request gate, end to end on one build: two "sides" that are the same binary
+    # must pass (first rounds interleaved chunk by chunk, then a re-run of whatever came out
+    # slower: a loaded machine's burst falls on both sides, or is not there again); a row made
+    # twice as slow on the head alone (the test hook) must fail, and only that row; a filter
+    # that matches nothing must fail. Rows of 0.1-1 ms, one BLAS thread.
     flags = ["--sizes=128,256", "--precisions=d", "--benchmark_filter=^CPU/d(gemm|gesv|posv)/n:[0-9]+(/nrhs:1)?/manual_time$",
-             "--benchmark_min_time=0.05", "--benchmark_repetitions=2",
-             "--benchmark_enable_random_interleaving=true"]
-    for attempt in (1, 2):
-        first, second, rows = rerun_rounds(exe, work, flags, attempt)
-        p = regress("--threshold", "25", first, second)
-        print(p.stdout)
-        if p.returncode == 0:
-            break
-        if attempt == 2:
-            fail("a re-run of the same build failed the gate twice:\n" + p.stderr)
-        print("a re-run of the same build failed the gate; a second attempt on fresh rounds")
-    if len(re.findall(r"\b10/10\b", p.stdout)) != rows:
-        fail("the pooled rounds should give 10 repetitions a side")
-    print("ok: a re-run passes (attempt %d)" % attempt)
+             "--benchmark_min_time=0.05", "--benchmark_repetitions=3", "--benchmark_enable_random_interleaving=true"]
+    rc, out, aa = bench_pr(exe, work, "aa", flags)
+    print(out[-3000:])
+    if rc != 0:
+        fail("a re-run of the same build failed the gate (exit %d)" % rc)
+    first = compare_of(aa, "gate")
+    if len(first["rows"]) != 6 or any(r["base_repetitions"] != 9 or r["new_repetitions"] != 9 for r in first["rows"]):
+        fail("expected 6 rows of 3 rounds x 3 repetitions a side, got %s" %
+             [(r["row"], r["base_repetitions"], r["new_repetitions"]) for r in first["rows"]])
+    print("ok: the same build passes (%d suspect(s) in the first rounds, none confirmed)" % len(first["suspects"]))
 
-    with open(second) as f:
-        doc = {"context": {}, "benchmarks": [b for line in f for b in json.loads(line)["benchmarks"]]}
-    slow = os.path.join(work, "run2-doctored.json")
-    with open(slow, "w") as f:
-        json.dump(doctored(doc, 1.5), f)
-    for threshold in ("25", "5"):
-        md = os.path.join(work, "doctored-%s.md" % threshold)
-        p = regress("--threshold", threshold, "--markdown", md, first, slow)
-        print(p.stdout)
-        if p.returncode != 1:
-            fail("the doctored run passed the gate at threshold %s%%" % threshold)
-        # Every row is 1.5x its re-run; a row whose re-run came out more than 17% faster than
-        # its first run (a loaded machine) may stay under 25%, so not every row need fail.
-        failing = [ln.split()[0] for ln in p.stdout.splitlines()[1:] if ln[:1].isupper()]
-        if "SLOWER" not in failing or set(failing) != {"SLOWER"}:
-            fail("expected SLOWER rows and no other failures, got %s" % failing)
-        with open(md) as f:
-            if "regression gate: FAILED" not in f.read():
-                fail("the Markdown summary does not say FAILED")
-    print("ok: the doctored run (times x1.5) fails, on SLOWER rows")
+    planted = "CPU/dgesv/n:256/nrhs:1"
+    rc, out, slow = bench_pr(exe, work, "planted", flags, "SOLVE_BENCH_TEST_SLOWDOWN=^%s$=1.0" % planted)
+    print(out[-3000:])
+    if rc != 1:
+        fail("the head made 2x slower on %s passed the gate (exit %d)" % (planted, rc))
+    confirmed = [r["row"] for r in compare_of(slow, "confirm")["rows"] if r["fails"]]
+    if confirmed != [planted]:
+        fail("expected %s alone to be confirmed slower, got %s" % (planted, confirmed))
+    with open(os.path.join(slow, "summary.md")) as f:
+        if "regression gate: FAILED" not in f.read():
+            fail("the summary does not say FAILED")
+    print("ok: the planted slowdown fails, on %s alone, confirmed by its re-run" % planted)
+
+    rc, out, _ = bench_pr(exe, work, "nothing", flags[:2] + ["--benchmark_filter=^GPU/no-such-row"])
+    if rc != 4 or "measured nothing" not in out or "^GPU/no-such-row" not in out:
+        fail("a gate that measured nothing must exit 4 and say which side and flags (exit %d):\n%s" % (rc, out))
+    print("ok: a gate that measured nothing fails (exit 4)")
 
 
 # ---------------------------------------------------------------------------------- report

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """tools/track on synthetic histories: change points and their causes, creep, the store.
   test_track.py              the tests
-  test_track.py --measure    print the false-alarm rate and the detection delay (docs/tools.md)
+  test_track.py --measure    print the false-alarm rate and the detection delay (docs/regressions.md)
 """
 import json
 import os
