@@ -27,11 +27,11 @@ int main(int argc, char** argv) {
       "Dense Ax = b on the CPU (LAPACKE over the linked BLAS) and the GPU (cuSOLVER), rows named\n"
       "<backend>/<op>/n:N[/nrhs:K][/axis:value...], e.g. CPU/dgesv/n:4096/nrhs:1/manual_time.\n";
   p.common = &common;
-  for (auto group : {bench::common_flags(common, "of the dense solve rows, CPU and GPU; without --sizes the GPU rows add " +
-                                                     bench::join(gpu.extra_sizes) +
-                                                     "; batched rows: --batch_n, mixed-precision rows: their own defaults"),
-                     bench::gpu_flags(gpu), bench::mixed_flags(mixed), bench::batched_flags(batched),
-                     bench::mgpu_flags(mgpu)})
+  for (auto group :
+       {bench::common_flags(common, "of the dense solve rows, CPU and GPU; without --sizes the GPU rows add " +
+                                        bench::join(gpu.extra_sizes) +
+                                        "; batched rows: --batch_n, mixed-precision rows: their own defaults"),
+        bench::gpu_flags(gpu), bench::mixed_flags(mixed), bench::batched_flags(batched), bench::mgpu_flags(mgpu)})
     p.flags.insert(p.flags.end(), group.begin(), group.end());
   p.register_rows = [&] {
     bench::cpu::register_rows(common, mixed, batched);

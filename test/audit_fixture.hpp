@@ -50,13 +50,27 @@ inline row_record gpu_row(const std::string& name, double ms, double gflops) {
 // the BLAS runs kernels of the CPU's ISA at a fair share of its peak, the host is quiet.
 inline run_summary clean_run() {
   run_summary run;
-  run.context = {{"num_cpus", "2"},           {"cpu_scaling_enabled", "false"}, {"library_build_type", "release"},
-                 {"blas_vendor", "OpenBLAS"}, {"blas_version", "0.3.21"},       {"blas_threads", "2"},
-                 {"cores_available", "2"},    {"thread_env", ""},               {"cpu_governor", "performance"},
-                 {"gpu_name", "NVIDIA H200"}, {"gpu_pcie_max_GBps", "63.0"},    {"load_avg", "0.2,0.3,0.3"},
-                 {"blas_core", "SkylakeX"},   {"blas_core_isa", "avx512"},      {"cpu_vector_isa", "avx512"},
-                 {"cpu_model", "Intel Xeon"}, {"cpu_peak_fp64_GFLOPs", "2400"}, {"cpu_peak_fp32_GFLOPs", "4800"},
-                 {"cpu_peak_basis", "test"},  {"gpu_peak_fp64_GFLOPs", "66908"}, {"gpu_peak_fp32_GFLOPs", "66908"},
+  run.context = {{"num_cpus", "2"},
+                 {"cpu_scaling_enabled", "false"},
+                 {"library_build_type", "release"},
+                 {"blas_vendor", "OpenBLAS"},
+                 {"blas_version", "0.3.21"},
+                 {"blas_threads", "2"},
+                 {"cores_available", "2"},
+                 {"thread_env", ""},
+                 {"cpu_governor", "performance"},
+                 {"gpu_name", "NVIDIA H200"},
+                 {"gpu_pcie_max_GBps", "63.0"},
+                 {"load_avg", "0.2,0.3,0.3"},
+                 {"blas_core", "SkylakeX"},
+                 {"blas_core_isa", "avx512"},
+                 {"cpu_vector_isa", "avx512"},
+                 {"cpu_model", "Intel Xeon"},
+                 {"cpu_peak_fp64_GFLOPs", "2400"},
+                 {"cpu_peak_fp32_GFLOPs", "4800"},
+                 {"cpu_peak_basis", "test"},
+                 {"gpu_peak_fp64_GFLOPs", "66908"},
+                 {"gpu_peak_fp32_GFLOPs", "66908"},
                  {"gpu_peak_basis", "test"}};
   run.rows = {
       rated("CPU/dgemm/n:4096", 100, 1374),
@@ -71,7 +85,7 @@ inline run_summary clean_run() {
       rated("CPU/sgemm/n:4096", 50, 2700),
       rated("CPU/sgesv/n:4096/nrhs:1", 60, 770),
       rated("CPU/dsgesv/n:4096/nrhs:1/kind:diagdom/refine:classical", 40, 1140),  // mixed: may beat dgemm
-      rated("CPU/dgesv_batched/n:32/batch:10000", 20, 4000),                     // batched: no n ceiling
+      rated("CPU/dgesv_batched/n:32/batch:10000", 20, 4000),                      // batched: no n ceiling
       rated("MPI/dgesv/n:4096/nrhs:1/ranks:2/nb:64", 200, 230),
       gpu_row("GPU/dgemm/n:16384", 100, 60000),
       gpu_row("GPU/sgemm/n:16384", 100, 55000),

@@ -23,7 +23,7 @@ bool first(const fake_device* d) { return d == &devices[0]; }
 
 // The first GPU's capped time per NVML_PERF_POLICY_* (0-5, 10, 11), ns since the "driver loaded":
 // not zero, so a reader that reports the counter instead of its change is caught.
-unsigned long long capped_ns[12] = {5000000000ull, 7000000, 0, 0, 9000000000ull, 0, 0, 0, 0, 0,
+unsigned long long capped_ns[12] = {5000000000ull,  7000000,     0, 0, 9000000000ull, 0, 0, 0, 0, 0,
                                     14007000000ull, 300000000ull};
 bool policy_exists(int p) { return (p >= 0 && p <= 5) || p == 10 || p == 11; }
 

@@ -52,14 +52,16 @@ TEST(AuditThreadEnv, AnOverrideThatSlowsTheCpuIsAWarning) {
   ASSERT_EQ(found.size(), 1U) << console(report);
   EXPECT_EQ(found[0].severity, "warning");
   EXPECT_NE(found[0].message.find("OPENBLAS_NUM_THREADS=1: fewer threads"), std::string::npos) << found[0].message;
-  EXPECT_NE(found[0].message.find("Prescott (sse3) kernels on a CPU with avx512"), std::string::npos) << found[0].message;
+  EXPECT_NE(found[0].message.find("Prescott (sse3) kernels on a CPU with avx512"), std::string::npos)
+      << found[0].message;
 }
 
 TEST(AuditThreadEnv, SilentWithoutCpuRowsAndOnACleanRun) {
   expect_silent_on_clean_run("thread_env");
   auto run = clean_run();
   run.context["thread_env"] = "OPENBLAS_NUM_THREADS=1";
-  run.rows.erase(std::remove_if(run.rows.begin(), run.rows.end(), [](const bench::row_record& r) { return r.id.device == "cpu"; }),
+  run.rows.erase(std::remove_if(run.rows.begin(), run.rows.end(),
+                                [](const bench::row_record& r) { return r.id.device == "cpu"; }),
                  run.rows.end());
   EXPECT_TRUE(findings_of(bench::run_audit(run), "thread_env").empty());
 }

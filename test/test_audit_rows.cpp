@@ -72,7 +72,7 @@ TEST(AuditDriverVsHalves, NamesADriverSlowerThanItsHalves) {
 
 TEST(AuditDriverVsHalves, NamesASlowPosvAndASlowGpuGesv) {
   auto run = clean_run();
-  find_row(run, "CPU/dposv/n:4096/nrhs:1").times_ms = {100, 100, 100};  // halves: 68 ms
+  find_row(run, "CPU/dposv/n:4096/nrhs:1").times_ms = {100, 100, 100};   // halves: 68 ms
   find_row(run, "GPU/dgesv/n:16384/nrhs:1").times_ms = {200, 200, 200};  // halves: 85 ms
   const auto report = bench::run_audit(run);
   EXPECT_TRUE(names(report, "driver_vs_halves", "CPU/dposv/n:4096/nrhs:1", "warning")) << console(report);
@@ -84,7 +84,7 @@ TEST(AuditDriverVsHalves, NamesASlowPosvAndASlowGpuGesv) {
 TEST(AuditDriverVsHalves, AGapWithinTheRowsNoiseIsANoteNamingTheNoise) {
   auto run = clean_run();
   auto& driver = find_row(run, "CPU-driver/dgesv/n:4096/nrhs:1");
-  driver.times_ms = {172, 172, 172};  // 1.5x the halves' 114.6 ms
+  driver.times_ms = {172, 172, 172};                        // 1.5x the halves' 114.6 ms
   driver.samples_ms = {100, 110, 172, 172, 300, 320, 330};  // wide: ±64% around 172
   const auto report = bench::run_audit(run);
   EXPECT_TRUE(names(report, "driver_vs_halves", "CPU-driver/dgesv/n:4096/nrhs:1", "note")) << console(report);
@@ -123,7 +123,8 @@ TEST(AuditDriverVsHalves, RowsMeasuredUnderLoadAreNotJudged) {
   EXPECT_TRUE(names(report, "driver_vs_halves", "CPU-driver/dgesv/n:4096/nrhs:1", "note")) << console(report);
   EXPECT_FALSE(names(report, "driver_vs_halves", "CPU-driver/dgesv/n:4096/nrhs:1", "warning")) << console(report);
   const auto f = findings_of(report, "driver_vs_halves").at(0);
-  EXPECT_NE(f.message.find("Not judged: other processes loaded the host during CPU/dgetrs/n:4096/nrhs:1 (2.00 cores busy)"),
+  EXPECT_NE(f.message.find(
+                "Not judged: other processes loaded the host during CPU/dgetrs/n:4096/nrhs:1 (2.00 cores busy)"),
             std::string::npos)
       << f.message;
   EXPECT_TRUE(names(report, "cpu_loaded", "CPU/dgetrs/n:4096/nrhs:1", "warning")) << console(report);
@@ -317,8 +318,10 @@ TEST(AuditJson, PythonReadsItBack) {
   report.rules_skipped = {{"transfer_faster_than_bus", "ceiling \"unknown\""}};
   report.rows_checked = 3;
   const std::string tricky = "quote \" backslash \\ newline \n tab \t bell \x07 slash / caf\xc3\xa9";
-  report.findings = {{"noisy_row", "warning", {bench::legacy_row_id("CPU/dgesv/n:4096/nrhs:1"),
-                                               bench::legacy_row_id("CPU/dgetrf/n:4096")}, tricky},
+  report.findings = {{"noisy_row",
+                      "warning",
+                      {bench::legacy_row_id("CPU/dgesv/n:4096/nrhs:1"), bench::legacy_row_id("CPU/dgetrf/n:4096")},
+                      tricky},
                      {"gbench_debug_build", "note", {}, "plain"}};
   const auto dir = std::filesystem::path(::testing::TempDir());
   const auto json_path = dir / "audit_test.json", expected_path = dir / "audit_test_expected.txt";
@@ -341,8 +344,8 @@ TEST(AuditJson, PythonReadsItBack) {
       "assert f[0]['message'] == open(sys.argv[2], encoding='utf-8', newline='').read(), repr(f[0]['message'])\n";
   const auto script_path = dir / "audit_test_check.py";
   std::ofstream(script_path) << script;
-  const std::string command = std::string(SOLVE_BENCH_PYTHON) + " " + script_path.string() + " " +
-                              json_path.string() + " " + expected_path.string();
+  const std::string command = std::string(SOLVE_BENCH_PYTHON) + " " + script_path.string() + " " + json_path.string() +
+                              " " + expected_path.string();
   EXPECT_EQ(std::system(command.c_str()), 0) << command;
 }
 

@@ -23,8 +23,8 @@ std::string x86_cpuinfo(const std::string& vendor, int family, int model, const 
                         const std::string& flags) {
   std::string block = "processor\t: 0\nvendor_id\t: " + vendor + "\ncpu family\t: " + std::to_string(family) +
                       "\nmodel\t\t: " + std::to_string(model) + "\nmodel name\t: " + name +
-                      "\nstepping\t: 7\ncpu MHz\t\t: " + std::to_string(mhz) + "\ncache size\t: 512 KB\nflags\t\t: " +
-                      flags + "\nbogomips\t: 4890.80\n\n";
+                      "\nstepping\t: 7\ncpu MHz\t\t: " + std::to_string(mhz) +
+                      "\ncache size\t: 512 KB\nflags\t\t: " + flags + "\nbogomips\t: 4890.80\n\n";
   return block + "processor\t: 1\nvendor_id\t: Other\nmodel name\t: not this one\nflags\t\t: fpu\n\n";
 }
 
@@ -82,8 +82,9 @@ TEST(CpuPeak, XeonGold6xxxHasTwoAvx512FmaUnitsAndItsNominalClock) {
 }
 
 TEST(CpuPeak, CpufreqMaximumWinsOverTheNominalClock) {
-  const auto p = peak_of(x86_cpuinfo("GenuineIntel", 6, 85, "Intel(R) Xeon(R) Gold 6248 CPU @ 2.50GHz", 1000, avx512_flags),
-                         3900000.0, 4);
+  const auto p =
+      peak_of(x86_cpuinfo("GenuineIntel", 6, 85, "Intel(R) Xeon(R) Gold 6248 CPU @ 2.50GHz", 1000, avx512_flags),
+              3900000.0, 4);
   EXPECT_EQ(p.clk.source, "cpufreq cpuinfo_max_freq");
   EXPECT_DOUBLE_EQ(p.fp64_gflops, 4 * 3900 * 32 / 1e3);
 }
@@ -117,16 +118,19 @@ TEST(CpuPeak, MeasuresThisCoresClock) {
 }
 
 TEST(CpuPeak, XeonSilverHasOneFmaUnitAndIceLakeSilverTwo) {
-  const auto silver = peak_of(x86_cpuinfo("GenuineIntel", 6, 85, "Intel(R) Xeon(R) Silver 4214 CPU @ 2.20GHz", 0, avx512_flags),
-                              std::nullopt, 1);
+  const auto silver =
+      peak_of(x86_cpuinfo("GenuineIntel", 6, 85, "Intel(R) Xeon(R) Silver 4214 CPU @ 2.20GHz", 0, avx512_flags),
+              std::nullopt, 1);
   EXPECT_EQ(silver.units.units, 1);
   EXPECT_DOUBLE_EQ(silver.fp64_flops_per_cycle, 16);
   EXPECT_EQ(silver.basis, "1 core x 2200 MHz x 16 fp64 flop/cycle (avx512, 1 x 512-bit FMA units)");
-  const auto gold5 = peak_of(x86_cpuinfo("GenuineIntel", 6, 85, "Intel(R) Xeon(R) Gold 5218 CPU @ 2.30GHz", 0, avx512_flags),
-                             std::nullopt, 1);
+  const auto gold5 =
+      peak_of(x86_cpuinfo("GenuineIntel", 6, 85, "Intel(R) Xeon(R) Gold 5218 CPU @ 2.30GHz", 0, avx512_flags),
+              std::nullopt, 1);
   EXPECT_EQ(gold5.units.units, 1);
-  const auto ice = peak_of(x86_cpuinfo("GenuineIntel", 6, 106, "Intel(R) Xeon(R) Silver 4314 CPU @ 2.40GHz", 0, avx512_flags),
-                           std::nullopt, 1);
+  const auto ice =
+      peak_of(x86_cpuinfo("GenuineIntel", 6, 106, "Intel(R) Xeon(R) Silver 4314 CPU @ 2.40GHz", 0, avx512_flags),
+              std::nullopt, 1);
   EXPECT_EQ(ice.units.units, 2);
   const auto spr = peak_of(x86_cpuinfo("GenuineIntel", 6, 143, "Intel(R) Xeon(R) Platinum 8480+", 2000, avx512_flags),
                            std::nullopt, 1);
@@ -146,8 +150,9 @@ TEST(CpuPeak, AVirtualSkylakeWithoutASkuNameIsAssumedToHaveTwoUnits) {
 
 TEST(CpuPeak, AmdEpycByFamily) {
   // Zen 3 (Milan): family 25, no AVX-512. "cpu MHz" is all a VM may give.
-  const auto milan = peak_of(x86_cpuinfo("AuthenticAMD", 25, 1, "AMD EPYC 7763 64-Core Processor", 2445.404, avx2_flags),
-                             std::nullopt, 4);
+  const auto milan =
+      peak_of(x86_cpuinfo("AuthenticAMD", 25, 1, "AMD EPYC 7763 64-Core Processor", 2445.404, avx2_flags), std::nullopt,
+              4);
   EXPECT_EQ(milan.isa, "avx2");
   EXPECT_EQ(milan.units.units, 2);
   EXPECT_EQ(milan.units.unit_bits, 256);
@@ -157,8 +162,8 @@ TEST(CpuPeak, AmdEpycByFamily) {
   EXPECT_DOUBLE_EQ(milan.fp64_gflops, 4 * 2445.404 * 16 / 1e3);
   EXPECT_EQ(milan.clk.source, "/proc/cpuinfo cpu MHz");
   // Zen 4 (Genoa) runs AVX-512 on 256-bit units: no more flops per cycle than Zen 3.
-  const auto genoa =
-      peak_of(x86_cpuinfo("AuthenticAMD", 25, 17, "AMD EPYC 9654 96-Core Processor", 2400, avx512_flags), std::nullopt, 1);
+  const auto genoa = peak_of(x86_cpuinfo("AuthenticAMD", 25, 17, "AMD EPYC 9654 96-Core Processor", 2400, avx512_flags),
+                             std::nullopt, 1);
   EXPECT_EQ(genoa.isa, "avx512");
   EXPECT_EQ(genoa.units.unit_bits, 256);
   EXPECT_DOUBLE_EQ(genoa.fp64_flops_per_cycle, 16);
@@ -167,8 +172,8 @@ TEST(CpuPeak, AmdEpycByFamily) {
       peak_of(x86_cpuinfo("AuthenticAMD", 23, 1, "AMD EPYC 7601 32-Core Processor", 2200, avx2_flags), std::nullopt, 1);
   EXPECT_DOUBLE_EQ(naples.fp64_flops_per_cycle, 8);
   // Zen 2 (Rome).
-  const auto rome =
-      peak_of(x86_cpuinfo("AuthenticAMD", 23, 49, "AMD EPYC 7742 64-Core Processor", 2250, avx2_flags), std::nullopt, 1);
+  const auto rome = peak_of(x86_cpuinfo("AuthenticAMD", 23, 49, "AMD EPYC 7742 64-Core Processor", 2250, avx2_flags),
+                            std::nullopt, 1);
   EXPECT_DOUBLE_EQ(rome.fp64_flops_per_cycle, 16);
 }
 
@@ -227,7 +232,8 @@ TEST(CpuPeak, NeoverseV1UsesSveAndItsVectorLength) {
 }
 
 TEST(CpuPeak, AnUnknownArchitectureHasNoPeak) {
-  const auto c = cpu::parse_cpuinfo("processor\t: 0\ncpu\t\t: POWER9 (architected), altivec supported\nclock\t\t: 2200.000000MHz\n");
+  const auto c = cpu::parse_cpuinfo(
+      "processor\t: 0\ncpu\t\t: POWER9 (architected), altivec supported\nclock\t\t: 2200.000000MHz\n");
   const auto p = cpu::theoretical_peak(c, cpu::choose_clock(c, std::nullopt), 8);
   EXPECT_EQ(p.isa, "");
   EXPECT_DOUBLE_EQ(p.fp64_gflops, 0);
@@ -298,13 +304,13 @@ TEST(BlasCoreIsa, RanksTellAWeakerKernelFromOneThatMatches) {
 
 TEST(BlasCoreIsa, TellsAWeakKernelFromAMatchingOneAndOneThatCannotRun) {
   using cpu::kernel_fit;
-  EXPECT_EQ(cpu::compare_kernel_isa("sse3", "avx512", 512), kernel_fit::narrower);    // Prescott on a Xeon
-  EXPECT_EQ(cpu::compare_kernel_isa("avx2", "avx512", 512), kernel_fit::narrower);    // Haswell on a Xeon
+  EXPECT_EQ(cpu::compare_kernel_isa("sse3", "avx512", 512), kernel_fit::narrower);  // Prescott on a Xeon
+  EXPECT_EQ(cpu::compare_kernel_isa("avx2", "avx512", 512), kernel_fit::narrower);  // Haswell on a Xeon
   EXPECT_EQ(cpu::compare_kernel_isa("avx512", "avx512", 512), kernel_fit::matches);
-  EXPECT_EQ(cpu::compare_kernel_isa("avx2", "avx512", 256), kernel_fit::matches);     // Zen kernels on Zen 4
+  EXPECT_EQ(cpu::compare_kernel_isa("avx2", "avx512", 256), kernel_fit::matches);  // Zen kernels on Zen 4
   EXPECT_EQ(cpu::compare_kernel_isa("sse3", "avx512", 256), kernel_fit::narrower);
   EXPECT_EQ(cpu::compare_kernel_isa("avx2", "avx2", 256), kernel_fit::matches);
-  EXPECT_EQ(cpu::compare_kernel_isa("avx512", "avx2", 256), kernel_fit::beyond);      // SkylakeX on Zen 3: SIGILL
+  EXPECT_EQ(cpu::compare_kernel_isa("avx512", "avx2", 256), kernel_fit::beyond);  // SkylakeX on Zen 3: SIGILL
   EXPECT_EQ(cpu::compare_kernel_isa("generic", "neon"), kernel_fit::narrower);
   EXPECT_EQ(cpu::compare_kernel_isa("neon", "sve"), kernel_fit::narrower);
   EXPECT_EQ(cpu::compare_kernel_isa("neon", "avx2"), kernel_fit::unknown);
@@ -314,7 +320,8 @@ TEST(BlasCoreIsa, TellsAWeakKernelFromAMatchingOneAndOneThatCannotRun) {
 }
 
 TEST(BlasCoreOverride, ListsTheKernelVariablesThatAreSet) {
-  const std::map<std::string, std::string> env{{"OPENBLAS_CORETYPE", "SkylakeX"}, {"BLIS_ARCH_TYPE", "haswell"},
+  const std::map<std::string, std::string> env{{"OPENBLAS_CORETYPE", "SkylakeX"},
+                                               {"BLIS_ARCH_TYPE", "haswell"},
                                                {"OMP_NUM_THREADS", "2"}};
   const auto getenv = [&](const char* name) -> const char* {
     const auto it = env.find(name);

@@ -37,7 +37,8 @@ std::string pid_stat(int pid, const std::string& name, unsigned long long utime,
 // A /proc tree in a temporary directory.
 class fake_proc {
  public:
-  fake_proc() : root_(fs::temp_directory_path() / ("sb_proc_" + std::to_string(::getpid()) + "_" + std::to_string(count_++))) {
+  fake_proc()
+      : root_(fs::temp_directory_path() / ("sb_proc_" + std::to_string(::getpid()) + "_" + std::to_string(count_++))) {
     fs::create_directories(root_ / "self");
   }
   ~fake_proc() {
@@ -51,7 +52,9 @@ class fake_proc {
   void machine(unsigned long long user, unsigned long long idle, unsigned long long steal) {
     std::ofstream(root_ / "stat") << "cpu  " << user << " 0 0 " << idle << " 0 0 0 " << steal << " 0 0\ncpu0 0 0 0 0\n";
   }
-  void self(unsigned long long jiffies) { std::ofstream(root_ / "self" / "stat") << pid_stat(1, "solve_bench", jiffies, 0); }
+  void self(unsigned long long jiffies) {
+    std::ofstream(root_ / "self" / "stat") << pid_stat(1, "solve_bench", jiffies, 0);
+  }
   void process(int pid, const std::string& name, unsigned long long jiffies) {
     fs::create_directories(root_ / std::to_string(pid));
     std::ofstream(root_ / std::to_string(pid) / "stat") << pid_stat(pid, name, jiffies, 0);
@@ -62,7 +65,9 @@ class fake_proc {
   fs::path root_;
 };
 
-std::map<std::string, double> as_map(const std::vector<std::pair<std::string, double>>& v) { return {v.begin(), v.end()}; }
+std::map<std::string, double> as_map(const std::vector<std::pair<std::string, double>>& v) {
+  return {v.begin(), v.end()};
+}
 
 // A child that spins on one core until killed (or for 20 s at most), named sb_spinner.
 class spinning_child {
@@ -124,11 +129,11 @@ TEST(CpuLoad, OtherBusyIsTheMachinesBusyTimeLessThisProcesssPerSecond) {
   a.self_jiffies = 300;
   a.wall_s = 10;
   b = a;
-  b.wall_s = 11;                   // 1 s at 100 jiffies a second, 2 CPUs: 200 jiffies in all
-  b.machine.user += 150;           // 1.5 cores busy
+  b.wall_s = 11;          // 1 s at 100 jiffies a second, 2 CPUs: 200 jiffies in all
+  b.machine.user += 150;  // 1.5 cores busy
   b.machine.idle += 40;
-  b.machine.steal += 10;           // 5% stolen
-  b.self_jiffies += 60;            // 0.6 of them ours
+  b.machine.steal += 10;  // 5% stolen
+  b.self_jiffies += 60;   // 0.6 of them ours
   const auto load = cpu::load_during(a, b, 100);
   ASSERT_TRUE(load);
   EXPECT_DOUBLE_EQ(load->other_busy_cores, 0.9);
@@ -199,7 +204,7 @@ TEST(CpuLoad, ScansTheProcessesOfATreeAndRanksTheBusiest) {
   EXPECT_EQ(before.at(20).name, "spinner");
   proc.process(20, "spinner", 1000 + 40);  // 0.2 s at 100 jiffies a second: 2 cores
   proc.process(30, "half", 200 + 10);
-  proc.process(40, "new", 99);             // not there before: no rate
+  proc.process(40, "new", 99);  // not there before: no rate
   const auto after = cpu::scan_processes(proc.root());
   const auto busy = cpu::busiest(before, after, 0.2, 100, /*exclude_pid=*/-1);
   ASSERT_EQ(busy.size(), 2u);

@@ -53,8 +53,8 @@ TYPED_TEST_SUITE(CusolverComplex, ComplexPrecisions);
 TYPED_TEST(CusolverComplex, DeviceGeneratorsAreTheHosts) {
   using T = TypeParam;
   cuda::context ctx;
-  for (auto kind : {sb::matrix_kind::uniform, sb::matrix_kind::diagdom, sb::matrix_kind::spd,
-                    sb::matrix_kind::singular, sb::matrix_kind::nan})
+  for (auto kind : {sb::matrix_kind::uniform, sb::matrix_kind::diagdom, sb::matrix_kind::spd, sb::matrix_kind::singular,
+                    sb::matrix_kind::nan})
     for (std::int64_t n : {1, 2, 97, 300}) {
       cuda::device_buffer<T> d(static_cast<std::size_t>(n * n));
       cuda::generate_matrix(d.data(), kind, n, 77, ctx.stream());

@@ -1,6 +1,6 @@
 // cusolverMg backend: the context facts (host only, run everywhere; the tile rule and the column
-// layout are in test_cusolver_mg_layout.cpp); on 1 and 2 GPUs: agreement with the single-GPU cuSOLVER backend, the residual
-// that regenerates A against the one that reads it, typed errors, and the memory pre-check.
+// layout are in test_cusolver_mg_layout.cpp); on 1 and 2 GPUs: agreement with the single-GPU cuSOLVER backend, the
+// residual that regenerates A against the one that reads it, typed errors, and the memory pre-check.
 #include <gtest/gtest.h>
 
 #include <algorithm>

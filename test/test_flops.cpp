@@ -19,9 +19,21 @@ struct counted {
 };
 counted operator+(counted a, counted b) { ++counted::ops; return {a.v + b.v}; }
 counted operator-(counted a, counted b) { ++counted::ops; return {a.v - b.v}; }
-counted operator*(counted a, counted b) { ++counted::ops; ++counted::mults; return {a.v * b.v}; }
-counted operator/(counted a, counted b) { ++counted::ops; ++counted::mults; return {a.v / b.v}; }
-counted sqrt(counted a) { ++counted::ops; ++counted::mults; return {std::sqrt(a.v)}; }
+counted operator*(counted a, counted b) {
+  ++counted::ops;
+  ++counted::mults;
+  return {a.v * b.v};
+}
+counted operator/(counted a, counted b) {
+  ++counted::ops;
+  ++counted::mults;
+  return {a.v / b.v};
+}
+counted sqrt(counted a) {
+  ++counted::ops;
+  ++counted::mults;
+  return {std::sqrt(a.v)};
+}
 // What the last count_*() saw: {multiplications, additions}.
 sb::flop_counts last_count() {
   return {static_cast<double>(counted::mults), static_cast<double>(counted::ops - counted::mults)};

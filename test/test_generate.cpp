@@ -149,8 +149,8 @@ TYPED_TEST(GenerateComplex, EntriesMatchThePointwiseDefinitionAndTheRealGenerato
   using R = typename T::value_type;
   const std::int64_t n = 23;
   const auto key = sb::rng::matrix_key(11);
-  for (auto kind : {sb::matrix_kind::uniform, sb::matrix_kind::diagdom, sb::matrix_kind::spd,
-                    sb::matrix_kind::singular}) {
+  for (auto kind :
+       {sb::matrix_kind::uniform, sb::matrix_kind::diagdom, sb::matrix_kind::spd, sb::matrix_kind::singular}) {
     const auto a = sb::generate_matrix<T>(kind, n, 11);
     const auto real = sb::generate_matrix<R>(kind, n, 11);
     for (std::int64_t j = 0; j < n; ++j)

@@ -22,10 +22,10 @@ namespace sb = solvebench;
 template <class T, class = void>
 inline constexpr bool has_known_solution = false;
 template <class T>
-inline constexpr bool has_known_solution<
-    T, std::void_t<decltype(sb::generate_known_solution<T>(1, 1, 1)),
-                   decltype(sb::forward_error(std::declval<const sb::host_matrix<T>&>(),
-                                              std::declval<const sb::host_matrix<T>&>()))>> = true;
+inline constexpr bool
+    has_known_solution<T, std::void_t<decltype(sb::generate_known_solution<T>(1, 1, 1)),
+                                      decltype(sb::forward_error(std::declval<const sb::host_matrix<T>&>(),
+                                                                 std::declval<const sb::host_matrix<T>&>()))>> = true;
 template <class T, class = void>
 inline constexpr bool has_conditioned = false;
 template <class T>

@@ -234,8 +234,12 @@ TYPED_TEST(LapackComplex, PosvSolvesAnExactHermitianSystemExactly) {
   using T = TypeParam;
   // A = [4 2i; -2i 5] = L L^H with L = [2 0; -i 2]; x = [1; 2i], b = A x = [0; 8i].
   sb::host_matrix<T> a(2, 2), b(2, 1);
-  a(0, 0) = 4; a(0, 1) = T(0, 2); a(1, 0) = T(0, -2); a(1, 1) = 5;
-  b(0, 0) = 0; b(1, 0) = T(0, 8);
+  a(0, 0) = 4;
+  a(0, 1) = T(0, 2);
+  a(1, 0) = T(0, -2);
+  a(1, 1) = 5;
+  b(0, 0) = 0;
+  b(1, 0) = T(0, 8);
   lapack::posv(a, b);
   EXPECT_EQ(b(0, 0), T(1));
   EXPECT_EQ(b(1, 0), T(0, 2));

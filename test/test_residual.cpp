@@ -88,9 +88,14 @@ TEST(ResidualComplex, UsesTheModulusOnAHandExample) {
   // A = [1+i 0; 0 2], x = [1; i], b = A x + [0.5i; 0]: r = b - A x = [0.5i; 0], |r|_inf = 0.5;
   // ||A||_inf = max(|1+i|, 2) = 2, ||x||_inf = 1, ||b||_inf = max(|1+1.5i|, |2i|) = 2, n = 2.
   sb::host_matrix<C> a(2, 2), x(2, 1), b(2, 1);
-  a(0, 0) = C(1, 1); a(0, 1) = 0; a(1, 0) = 0; a(1, 1) = 2;
-  x(0, 0) = 1; x(1, 0) = C(0, 1);
-  b(0, 0) = C(1, 1); b(1, 0) = C(0, 2);
+  a(0, 0) = C(1, 1);
+  a(0, 1) = 0;
+  a(1, 0) = 0;
+  a(1, 1) = 2;
+  x(0, 0) = 1;
+  x(1, 0) = C(0, 1);
+  b(0, 0) = C(1, 1);
+  b(1, 0) = C(0, 2);
   EXPECT_EQ(sb::hpl_scaled_residual(a, x, b), 0.0);
   b(0, 0) = C(1, 1.5);
   const double eps = std::ldexp(1.0, -53);

@@ -20,10 +20,10 @@ inline constexpr const char* severity_note = "note";
 inline constexpr const char* severities[] = {severity_timing_bug, severity_warning, severity_note};
 
 struct finding {
-  std::string rule;           // the rule's id, e.g. "driver_vs_halves"
-  std::string severity;       // severity_timing_bug, severity_warning or severity_note
-  std::vector<row_id> rows;   // the rows it is about (empty: a fact about the whole run)
-  std::string message;        // one sentence or two, for a person
+  std::string rule;          // the rule's id, e.g. "driver_vs_halves"
+  std::string severity;      // severity_timing_bug, severity_warning or severity_note
+  std::vector<row_id> rows;  // the rows it is about (empty: a fact about the whole run)
+  std::string message;       // one sentence or two, for a person
 };
 
 // A rule that could not be applied to this run, and why (e.g. no bus ceiling is known).
@@ -50,7 +50,7 @@ std::vector<std::string> audit_rule_ids();
 
 // What the driver_vs_halves rule says about a known library defect, or "" when none matches:
 // OpenBLAS 0.3.26 and later run ?gesv on one thread when n * nrhs is under a threshold.
-std::string known_driver_cause(const std::string& vendor, const std::string& version, char precision,
-                               long long n, long long nrhs);
+std::string known_driver_cause(const std::string& vendor, const std::string& version, char precision, long long n,
+                               long long nrhs);
 
 }  // namespace solvebench::bench

@@ -43,8 +43,9 @@ std::optional<std::string> gpu_throttled(const rule_input& in, std::vector<findi
   if (!thermal.rows.empty())
     out.push_back({"gpu_throttled", severity_warning, thermal.rows,
                    count(thermal.rows.size(), "GPU row") + " spent at least " + percent(limits::capped_share) +
-                       " of their timed loop thermally capped (NVML violation time; worst " + thermal.worst_name + ", " +
-                       percent(thermal.worst) + "): " + row_list(thermal.rows) + ". Their times are slower than a cool GPU's."});
+                       " of their timed loop thermally capped (NVML violation time; worst " + thermal.worst_name +
+                       ", " + percent(thermal.worst) + "): " + row_list(thermal.rows) +
+                       ". Their times are slower than a cool GPU's."});
   if (!clock.rows.empty())
     out.push_back({"gpu_throttled", severity_warning, clock.rows,
                    count(clock.rows.size(), "GPU row") + " saw the SM clock drop more than " +
@@ -58,11 +59,13 @@ std::optional<std::string> gpu_throttled(const rule_input& in, std::vector<findi
     if (!held.empty())
       out.push_back({"gpu_throttled", severity_note, held,
                      count(held.size(), "GPU row") + " spent at least " + percent(limits::capped_share) +
-                         " of their timed loop at the power cap (NVML violation time; worst " + power.worst_name + ", " +
-                         percent(power.worst) + ") with the SM clock within " + percent(limits::max_clock_drop) +
+                         " of their timed loop at the power cap (NVML violation time; worst " + power.worst_name +
+                         ", " + percent(power.worst) + ") with the SM clock within " + percent(limits::max_clock_drop) +
                          " of its start: " + row_list(held) + "."});
   }
-  if (!measured) return std::string("no GPU row carries NVML's capped time (capped_power_ms, loop_ms): only clock drops were checked");
+  if (!measured)
+    return std::string(
+        "no GPU row carries NVML's capped time (capped_power_ms, loop_ms): only clock drops were checked");
   return std::nullopt;
 }
 
@@ -77,8 +80,10 @@ std::optional<std::string> gpu_shared(const rule_input& in, std::vector<finding>
   if (!shared.rows.empty())
     out.push_back({"gpu_shared", severity_warning, shared.rows,
                    count(shared.rows.size(), "GPU row") + " shared the GPU with other processes (up to " +
-                       sig3(shared.worst) + ", during " + shared.worst_name + "): their times may include the others' "
-                       "work: " + row_list(shared.rows) + "."});
+                       sig3(shared.worst) + ", during " + shared.worst_name +
+                       "): their times may include the others' "
+                       "work: " +
+                       row_list(shared.rows) + "."});
   return std::nullopt;
 }
 

@@ -7,9 +7,9 @@
 #include <sstream>
 
 #include "checks/audit_rules.hpp"
-#include "solvebench/cpu_facts.hpp"
 #include "checks/text.hpp"
 #include "checks/thresholds.hpp"
+#include "solvebench/cpu_facts.hpp"
 
 namespace solvebench::bench::audit_detail {
 namespace {
@@ -50,8 +50,9 @@ std::string kernel_mismatch(const rule_input& in) {
   const std::string override_var = in.context("blas_core_override");
   if (!override_var.empty()) return out + ", as " + override_var + " in the environment asks";
   const std::string better = core_for(cpu_isa);
-  return out + ": it does not know this CPU (" + in.context("cpu_model") + "); set OPENBLAS_CORETYPE=" +
-         (better.empty() ? "<a core of this CPU's ISA>" : better) + ", or use an OpenBLAS that knows this CPU";
+  return out + ": it does not know this CPU (" + in.context("cpu_model") +
+         "); set OPENBLAS_CORETYPE=" + (better.empty() ? "<a core of this CPU's ISA>" : better) +
+         ", or use an OpenBLAS that knows this CPU";
 }
 
 std::optional<std::string> blas_threads(const rule_input& in, std::vector<finding>& out) {
@@ -60,9 +61,11 @@ std::optional<std::string> blas_threads(const rule_input& in, std::vector<findin
   const auto threads = in.number("blas_threads"), cores = in.number("cores_available");
   if (!threads || !cores) return std::string("blas_threads or cores_available is missing from the context");
   if (*threads < *cores)
-    out.push_back({"blas_threads", severity_warning, {},
-                   "The BLAS runs " + whole(*threads) + " thread" + (*threads == 1 ? "" : "s") + " but " + whole(*cores) +
-                       " cores are available to this process: the " + rows_phrase(rows.size()) +
+    out.push_back({"blas_threads",
+                   severity_warning,
+                   {},
+                   "The BLAS runs " + whole(*threads) + " thread" + (*threads == 1 ? "" : "s") + " but " +
+                       whole(*cores) + " cores are available to this process: the " + rows_phrase(rows.size()) +
                        " measure part of the machine."});
   return std::nullopt;
 }
@@ -98,13 +101,18 @@ std::optional<std::string> thread_env(const rule_input& in, std::vector<finding>
     else fine.push_back(item);
   }
   if (!harmful.empty())
-    out.push_back({"thread_env", severity_warning, {},
+    out.push_back({"thread_env",
+                   severity_warning,
+                   {},
                    "Set in the environment: " + join(harmful, "; ") + ". This makes the " + rows_phrase(rows.size()) +
                        " slower than the machine can be."});
   if (!fine.empty())
-    out.push_back({"thread_env", severity_note, {},
-                   "Set in the environment: " + join(fine, "; ") + "; it overrides the BLAS's own choice in a way "
-                   "that fits this machine."});
+    out.push_back({"thread_env",
+                   severity_note,
+                   {},
+                   "Set in the environment: " + join(fine, "; ") +
+                       "; it overrides the BLAS's own choice in a way "
+                       "that fits this machine."});
   return std::nullopt;
 }
 
@@ -112,7 +120,8 @@ std::optional<std::string> cpu_frequency_scaling(const rule_input& in, std::vect
   const auto rows = in.cpu_rows();
   if (rows.empty()) return std::nullopt;
   std::vector<std::string> why;
-  if (in.context("cpu_scaling_enabled") == "true") why.push_back("Google Benchmark reports CPU frequency scaling enabled");
+  if (in.context("cpu_scaling_enabled") == "true")
+    why.push_back("Google Benchmark reports CPU frequency scaling enabled");
   std::string other;
   std::istringstream list(in.context("cpu_governor"));
   for (std::string g; std::getline(list, g, ',');)
@@ -121,14 +130,18 @@ std::optional<std::string> cpu_frequency_scaling(const rule_input& in, std::vect
   if (why.empty()) return std::nullopt;
   std::string msg = join(why, "; ");
   msg[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(msg[0])));
-  out.push_back({"cpu_frequency_scaling", severity_warning, {}, msg + ": the clock may change under the " +
-                                                                  rows_phrase(rows.size()) + "."});
+  out.push_back({"cpu_frequency_scaling",
+                 severity_warning,
+                 {},
+                 msg + ": the clock may change under the " + rows_phrase(rows.size()) + "."});
   return std::nullopt;
 }
 
 std::optional<std::string> gbench_debug_build(const rule_input& in, std::vector<finding>& out) {
   if (lower(in.context("library_build_type")) != "debug") return std::nullopt;
-  out.push_back({"gbench_debug_build", severity_note, {},
+  out.push_back({"gbench_debug_build",
+                 severity_note,
+                 {},
                  "The Google Benchmark library is a debug build; solve_bench times its rows itself (CUDA events or "
                  "a steady clock around the library call only), so that build changes no number."});
   return std::nullopt;
@@ -177,14 +190,19 @@ std::optional<std::string> below_machine_peak(const rule_input& in, std::vector<
       }
       const std::string why = causes.empty() ? " No cause is known here (clock, thermal limits or another load?)."
                                              : " Explained by: " + join(causes, "; ") + ".";
-      out.push_back({"below_machine_peak", severity_warning, {g->id},
-                     head + ": every " + (device == "cpu" ? "CPU" : "GPU") + " row of the run is slower than the "
-                     "machine can be, and any speedup against it is inflated." + why});
+      out.push_back({"below_machine_peak",
+                     severity_warning,
+                     {g->id},
+                     head + ": every " + (device == "cpu" ? "CPU" : "GPU") +
+                         " row of the run is slower than the "
+                         "machine can be, and any speedup against it is inflated." +
+                         why});
     }
   // The BLAS's kernels narrower than the CPU is worth knowing even where GEMM clears the bar.
   if (!in.cpu_rows().empty() && in.context("blas_core_override").empty()) {
     const std::string m = kernel_mismatch(in);
-    const bool already = std::any_of(out.begin(), out.end(), [](const finding& f) { return f.rule == "below_machine_peak"; });
+    const bool already =
+        std::any_of(out.begin(), out.end(), [](const finding& f) { return f.rule == "below_machine_peak"; });
     if (!m.empty() && !already) out.push_back({"below_machine_peak", severity_note, {}, m + "."});
   }
   if (any && !unknown.empty()) return "no theoretical peak in the context for " + join(unknown, ", ");
@@ -223,9 +241,10 @@ std::optional<std::string> cpu_loaded(const rule_input& in, std::vector<finding>
   std::string msg;
   if (!loaded.empty())
     msg = "Other processes kept up to " + sig3(worst) + " cores busy" +
-          (cores ? " (of " + whole(*cores) + ")" : std::string()) + (worst_name.empty() ? "" : " during " + worst_name) +
-          (worst_steal > 0 ? ", steal up to " + sig3(worst_steal) + "%" : "") + " in " + count(loaded.size(), "CPU row") +
-          ": " + row_list(loaded) + ". ";
+          (cores ? " (of " + whole(*cores) + ")" : std::string()) +
+          (worst_name.empty() ? "" : " during " + worst_name) +
+          (worst_steal > 0 ? ", steal up to " + sig3(worst_steal) + "%" : "") + " in " +
+          count(loaded.size(), "CPU row") + ": " + row_list(loaded) + ". ";
   if (loaded_at_start) {
     msg += "At the start the load average was " + sig3(load1) + " on " + whole(*cores) + " cores";
     const std::string busy = in.context("busy_processes_at_start");

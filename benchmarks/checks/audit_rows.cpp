@@ -38,9 +38,9 @@ std::optional<std::string> driver_vs_halves(const rule_input& in, std::vector<fi
     const bool lu = id.op == "gesv";
     const auto twin = [&](const char* op, bool with_rhs) {
       return in.find([&](const row_id& h) {
-        return h.path == "halves" && h.library == id.library && h.device == id.device &&
-               h.placement == id.placement && h.op == op && h.precision == id.precision && !h.mixed() &&
-               h.n == id.n && (!with_rhs || h.nrhs == id.nrhs) && other_axes(h) == other_axes(id);
+        return h.path == "halves" && h.library == id.library && h.device == id.device && h.placement == id.placement &&
+               h.op == op && h.precision == id.precision && !h.mixed() && h.n == id.n &&
+               (!with_rhs || h.nrhs == id.nrhs) && other_axes(h) == other_axes(id);
       });
     };
     const auto* f = twin(lu ? "getrf" : "potrf", false);
@@ -50,14 +50,16 @@ std::optional<std::string> driver_vs_halves(const rule_input& in, std::vector<fi
     const double halves = fi.mid + si.mid;
     if (!(di.mid > limits::driver_vs_halves * halves)) continue;
     const std::string what = d->name + " takes " + sig3(di.mid) + " ms, " + times(di.mid / halves) + " the " +
-                             sig3(halves) + " ms of its halves " + f->name + " (" + sig3(fi.mid) + " ms) + " +
-                             s->name + " (" + sig3(si.mid) + " ms).";
+                             sig3(halves) + " ms of its halves " + f->name + " (" + sig3(fi.mid) + " ms) + " + s->name +
+                             " (" + sig3(si.mid) + " ms).";
     if (const std::string load = load_during({d, f, s}); !load.empty()) {
       out.push_back({"driver_vs_halves", severity_note, {id, f->id, s->id}, what + " " + load});
       continue;
     }
     if (!(di.lo > limits::driver_vs_halves * (fi.hi + si.hi))) {
-      out.push_back({"driver_vs_halves", severity_note, {id, f->id, s->id},
+      out.push_back({"driver_vs_halves",
+                     severity_note,
+                     {id, f->id, s->id},
                      what + " Within the rows' noise: " + noise_text(*d) + ", " + noise_text(*f) + ", " +
                          noise_text(*s) + "; not a finding."});
       continue;
@@ -70,9 +72,10 @@ std::optional<std::string> driver_vs_halves(const rule_input& in, std::vector<fi
       // The library's driver can only be the cause where the row calls it; CPU/?gesv calls
       // the two halves itself, back to back.
       const bool calls_driver = id.path == "driver";
-      const std::string cause = lu && calls_driver ? known_driver_cause(vendor, version, id.precision, id.n, *id.nrhs) : "";
-      msg += !calls_driver ? " This row calls the two halves itself, back to back, so the library's driver is not "
-                             "the cause: the gap is between timing them together and apart."
+      const std::string cause =
+          lu && calls_driver ? known_driver_cause(vendor, version, id.precision, id.n, *id.nrhs) : "";
+      msg += !calls_driver   ? " This row calls the two halves itself, back to back, so the library's driver is not "
+                               "the cause: the gap is between timing them together and apart."
              : cause.empty() ? " No known cause for this library and size."
                              : " " + cause;
     }
@@ -104,11 +107,16 @@ std::optional<std::string> faster_than_gemm(const rule_input& in, std::vector<fi
       continue;
     }
     if (!(rate_lo > limits::gemm_tolerance * gemm_hi)) {
-      out.push_back({"faster_than_gemm", severity_note, {id, g->id},
-                     what + ", within the rows' noise: " + noise_text(*r) + ", " + noise_text(*g) + "; not a finding."});
+      out.push_back(
+          {"faster_than_gemm",
+           severity_note,
+           {id, g->id},
+           what + ", within the rows' noise: " + noise_text(*r) + ", " + noise_text(*g) + "; not a finding."});
       continue;
     }
-    out.push_back({"faster_than_gemm", severity_timing_bug, {id, g->id},
+    out.push_back({"faster_than_gemm",
+                   severity_timing_bug,
+                   {id, g->id},
                    what + ", beyond both rows' noise: a solve or factorization cannot outrun the GEMM it is built "
                           "on, so the timed region or the flop count is wrong."});
   }
@@ -122,12 +130,14 @@ std::optional<std::string> transfer_faster_than_bus(const rule_input& in, std::v
   if (transfers.empty()) return std::nullopt;
   const auto ceiling = in.number("gpu_pcie_max_GBps");
   if (!ceiling || *ceiling <= 0)
-    return "the bus ceiling is unknown (context gpu_pcie_max_GBps is empty); " + count(transfers.size(), "transfer row") +
-           " not checked";
+    return "the bus ceiling is unknown (context gpu_pcie_max_GBps is empty); " +
+           count(transfers.size(), "transfer row") + " not checked";
   for (const auto* r : transfers) {
     const double rate = *r->counter("xfer_GB/s");
     if (rate > *ceiling)
-      out.push_back({"transfer_faster_than_bus", severity_timing_bug, {r->id},
+      out.push_back({"transfer_faster_than_bus",
+                     severity_timing_bug,
+                     {r->id},
                      r->name + " moves " + sig3(rate) + " GB/s, above the bus's one-direction ceiling of " +
                          sig3(*ceiling) + " GB/s (" + in.context("gpu_name") +
                          "): the transfer was not all timed, or its byte count is wrong."});
@@ -151,12 +161,16 @@ std::optional<std::string> transfer_faster_than_resident(const rule_input& in, s
     const std::string what = r->name + " takes " + sig3(ti.mid) + " ms, " + percent(1 - ti.mid / ri.mid) +
                              " less than its device-resident twin " + twin->name + " (" + sig3(ri.mid) + " ms)";
     if (!(ri.lo > limits::transfer_vs_resident * ti.hi)) {
-      out.push_back({"transfer_faster_than_resident", severity_note, {id, twin->id},
-                     what + ", within the rows' noise: " + noise_text(*r) + ", " + noise_text(*twin) +
-                         "; not a finding."});
+      out.push_back(
+          {"transfer_faster_than_resident",
+           severity_note,
+           {id, twin->id},
+           what + ", within the rows' noise: " + noise_text(*r) + ", " + noise_text(*twin) + "; not a finding."});
       continue;
     }
-    out.push_back({"transfer_faster_than_resident", severity_timing_bug, {id, twin->id},
+    out.push_back({"transfer_faster_than_resident",
+                   severity_timing_bug,
+                   {id, twin->id},
                    what + ", beyond both rows' noise, although it does the same work plus the transfers: one of the "
                           "two is timed wrong."});
   }

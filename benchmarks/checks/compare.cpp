@@ -69,7 +69,8 @@ std::optional<double> gate_noise_pct(const row_record& r) {
 }
 
 bool comparison::failed() const {
-  return !new_timing_bugs.empty() || std::any_of(rows.begin(), rows.end(), [](const row_change& r) { return r.fails(); });
+  return !new_timing_bugs.empty() ||
+         std::any_of(rows.begin(), rows.end(), [](const row_change& r) { return r.fails(); });
 }
 
 std::vector<std::string> comparison::suspects() const {
@@ -113,17 +114,18 @@ comparison compare_runs(const run_summary& base, const run_summary& contender) {
         ch.change_pct = 100.0 * (median(ratios) - 1);
         ch.pair_noise_pct = median_noise_pct(ratios, limits::gate_confidence);
         ch.threshold_pct = std::max(limits::gate_floor_pct, ch.pair_noise_pct.value_or(0));
-        ch.why = format("%+.1f%% over %zu pairs run back to back (each side's fastest repetition) against a threshold "
-                        "of %.1f%% (the pairs' %.0f%% interval %.1f%%, at least %.1f%%)",
-                        *ch.change_pct, ratios.size(), *ch.threshold_pct, 100 * limits::gate_confidence,
-                        ch.pair_noise_pct.value_or(0), limits::gate_floor_pct);
+        ch.why = format(
+            "%+.1f%% over %zu pairs run back to back (each side's fastest repetition) against a threshold "
+            "of %.1f%% (the pairs' %.0f%% interval %.1f%%, at least %.1f%%)",
+            *ch.change_pct, ratios.size(), *ch.threshold_pct, 100 * limits::gate_confidence,
+            ch.pair_noise_pct.value_or(0), limits::gate_floor_pct);
       } else {
         ch.change_pct = 100.0 * (*ch.new_ms / *ch.base_ms - 1);
         ch.threshold_pct =
             std::max(limits::gate_floor_pct, ch.base_noise_pct.value_or(0) + ch.new_noise_pct.value_or(0));
         ch.why = format("%+.1f%% against a threshold of %.1f%% (noise %.1f%% + %.1f%%, at least %.1f%%)",
-                        *ch.change_pct, *ch.threshold_pct, ch.base_noise_pct.value_or(0),
-                        ch.new_noise_pct.value_or(0), limits::gate_floor_pct);
+                        *ch.change_pct, *ch.threshold_pct, ch.base_noise_pct.value_or(0), ch.new_noise_pct.value_or(0),
+                        limits::gate_floor_pct);
       }
       if (*ch.change_pct > *ch.threshold_pct) ch.status = "slower";
       else if (*ch.change_pct < -*ch.threshold_pct) ch.status = "faster";
@@ -145,7 +147,8 @@ comparison compare_runs(const run_summary& base, const run_summary& contender) {
   std::map<std::string, bool> in_base;
   for (const auto& f : run_audit(base).findings) in_base[finding_key(f)] = true;
   for (const auto& f : run_audit(contender).findings)
-    if (f.severity == std::string(severity_timing_bug) && !in_base.count(finding_key(f))) c.new_timing_bugs.push_back(f);
+    if (f.severity == std::string(severity_timing_bug) && !in_base.count(finding_key(f)))
+      c.new_timing_bugs.push_back(f);
   return c;
 }
 
@@ -222,7 +225,9 @@ std::string comparison_markdown(const comparison& c, const std::vector<std::stri
          "`. A row is slower when its median moved by more than both runs' measured noise (and at least " +
          sig3(limits::gate_floor_pct) + "%); it fails when it errs, its resid reaches " + sig3(limits::resid) +
          " or it is missing; the run fails on a timing bug its audit finds and the baseline's did not.\n\n";
-  out += "| status | row | base ms | new ms | change | threshold | noise base / new |\n| --- | --- | ---: | ---: | ---: | ---: | ---: |\n";
+  out +=
+      "| status | row | base ms | new ms | change | threshold | noise base / new |\n| --- | --- | ---: | ---: | ---: | "
+      "---: | ---: |\n";
   for (const auto& r : c.rows)
     out += "| " + r.status + " | `" + r.name + "` | " + sig3(r.base_ms) + " | " + sig3(r.new_ms) + " | " +
            (r.change_pct ? format("%+.1f%%", *r.change_pct) : "–") + " | " +

@@ -17,12 +17,39 @@ using json = nlohmann::ordered_json;
 constexpr int max_depth = 32;  // solve_bench writes 4 levels; deeper input is not ours
 
 // Fields of Google Benchmark's run format and solve_bench's additions: every other number is a counter.
-const std::set<std::string> run_fields = {
-    "name", "run_name", "run_type", "family_index", "per_family_instance_index", "repetitions",
-    "repetition_index", "threads", "iterations", "real_time", "cpu_time", "time_unit", "aggregate_name",
-    "aggregate_unit", "error_occurred", "error_message", "skipped", "skip_message", "label", "big_o", "rms",
-    "cpu_coefficient", "real_coefficient", "id", "samples_ms", "backend", "device", "placement", "path", "op",
-    "precision", "factor", "library"};
+const std::set<std::string> run_fields = {"name",
+                                          "run_name",
+                                          "run_type",
+                                          "family_index",
+                                          "per_family_instance_index",
+                                          "repetitions",
+                                          "repetition_index",
+                                          "threads",
+                                          "iterations",
+                                          "real_time",
+                                          "cpu_time",
+                                          "time_unit",
+                                          "aggregate_name",
+                                          "aggregate_unit",
+                                          "error_occurred",
+                                          "error_message",
+                                          "skipped",
+                                          "skip_message",
+                                          "label",
+                                          "big_o",
+                                          "rms",
+                                          "cpu_coefficient",
+                                          "real_coefficient",
+                                          "id",
+                                          "samples_ms",
+                                          "backend",
+                                          "device",
+                                          "placement",
+                                          "path",
+                                          "op",
+                                          "precision",
+                                          "factor",
+                                          "library"};
 
 double ms_per_unit(const std::string& unit) {
   if (unit == "ns") return 1e-6;
@@ -44,7 +71,8 @@ void check_depth(const std::string& text) {
     } else if (c == '"') {
       in_string = true;
     } else if (c == '[' || c == '{') {
-      if (++depth > max_depth) throw std::invalid_argument("nested deeper than " + std::to_string(max_depth) + " levels");
+      if (++depth > max_depth)
+        throw std::invalid_argument("nested deeper than " + std::to_string(max_depth) + " levels");
     } else if (c == ']' || c == '}') {
       --depth;
     }
@@ -71,7 +99,8 @@ std::string without_non_finite(const std::string& text) {
       bool replaced = false;
       for (const char* t : tokens) {
         const std::size_t len = std::char_traits<char>::length(t);
-        if (text.compare(i, len, t) == 0 && (i + len == text.size() || std::string(",]} \t\r\n").find(text[i + len]) != std::string::npos)) {
+        if (text.compare(i, len, t) == 0 &&
+            (i + len == text.size() || std::string(",]} \t\r\n").find(text[i + len]) != std::string::npos)) {
           out += "null";
           i += len - 1;
           replaced = true;
@@ -218,7 +247,7 @@ void read_document(run_summary& run, const json& doc) {
   if (doc.contains("context")) read_context(run, doc.at("context"));
   const auto it = doc.find("benchmarks");
   if (it == doc.end()) {
-    if (doc.contains("context")) return;  // the context line of a rows log
+    if (doc.contains("context")) return;                     // the context line of a rows log
     if (doc.contains("run_name") || doc.contains("name")) {  // a row line of a rows log
       std::vector<const json*> aggregates;
       read_run(run, doc, aggregates);

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <regex>
 #include <iostream>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -29,7 +29,8 @@ const char* const usage =
     ".json or .rows.jsonl. Exit status: 0 no timing bug and no failed row, 1 a timing bug or a\n"
     "failed row, 2 bad usage or an input that is not a solve_bench run. --rows-json writes the pooled\n"
     "rows as the checks read them: {\"rows\": [{\"row\", \"id\", \"median_ms\", \"noise_pct\", \"repetitions\",\n"
-    "\"passed\", \"error\", \"skipped\", \"counters\": {medians}}]} (ids included for results written before rows had them).\n"
+    "\"passed\", \"error\", \"skipped\", \"counters\": {medians}}]} (ids included for results written before rows had "
+    "them).\n"
     "\n"
     "compare holds the NEW runs (pooled) against the BASE runs (pooled), row by row: a row is slower\n"
     "when its median moved by more than both runs' measured noise; the comparison also fails on a\n"
@@ -77,15 +78,18 @@ int compare_main(int argc, char** argv) {
     }
   }
   if (b.rows.empty()) {
-    std::cerr << "solve_bench_checks compare: no rows in the baseline" << (filter.empty() ? "" : " match --filter") << "\n";
+    std::cerr << "solve_bench_checks compare: no rows in the baseline" << (filter.empty() ? "" : " match --filter")
+              << "\n";
     return 2;
   }
   const auto c = bench::compare_runs(b, n);
   std::cout << bench::comparison_text(c);
   try {
     if (!json_out.empty())
-      bench::write_file_atomically(json_out, bench::json_text(nlohmann::ordered_json{{"compare", bench::comparison_json(c)}}, 1) + "\n");
-    if (!markdown_out.empty()) bench::write_file_atomically(markdown_out, bench::comparison_markdown(c, base, contender));
+      bench::write_file_atomically(
+          json_out, bench::json_text(nlohmann::ordered_json{{"compare", bench::comparison_json(c)}}, 1) + "\n");
+    if (!markdown_out.empty())
+      bench::write_file_atomically(markdown_out, bench::comparison_markdown(c, base, contender));
   } catch (const std::exception& e) {
     std::cerr << "solve_bench_checks compare: " << e.what() << "\n";
     return 2;
@@ -146,8 +150,8 @@ int main(int argc, char** argv) {
       std::cerr << "solve_bench_checks: " << e.what() << "\n";
       return 2;
     }
-    std::cerr << "solve_bench_checks: wrote " << where.audit << ", " << where.verdict_json << ", " << where.verdict_markdown
-              << "\n";
+    std::cerr << "solve_bench_checks: wrote " << where.audit << ", " << where.verdict_json << ", "
+              << where.verdict_markdown << "\n";
   }
   if (!rows_json.empty()) {
     nlohmann::ordered_json rows = nlohmann::ordered_json::array();
@@ -173,7 +177,8 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  const bool timing_bug = std::any_of(audit.findings.begin(), audit.findings.end(),
-                                      [](const bench::finding& f) { return f.severity == std::string(bench::severity_timing_bug); });
+  const bool timing_bug = std::any_of(audit.findings.begin(), audit.findings.end(), [](const bench::finding& f) {
+    return f.severity == std::string(bench::severity_timing_bug);
+  });
   return timing_bug || audit.rows_failed > 0 ? 1 : 0;
 }

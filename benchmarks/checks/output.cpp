@@ -57,12 +57,14 @@ std::string why_not_writable(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode)) return path + " is a folder";
-    if (!S_ISREG(st.st_mode)) return path + " is not a regular file (a device or a pipe): results are written beside it";
+    if (!S_ISREG(st.st_mode))
+      return path + " is not a regular file (a device or a pipe): results are written beside it";
     if (::access(path.c_str(), W_OK) != 0) return path + ": " + std::strerror(errno);
   }
   std::filesystem::path dir = std::filesystem::path(path).parent_path();
   if (dir.empty()) dir = ".";
-  if (::access(dir.c_str(), W_OK | X_OK) != 0) return "cannot create files in " + dir.string() + ": " + std::strerror(errno);
+  if (::access(dir.c_str(), W_OK | X_OK) != 0)
+    return "cannot create files in " + dir.string() + ": " + std::strerror(errno);
   return "";
 }
 

@@ -25,12 +25,12 @@ std::optional<double> median_noise_pct(std::vector<double> samples, double confi
 
 struct row_record {
   row_id id;
-  std::string name;                                      // id.name(): the row as people read it
-  std::vector<double> times_ms;                          // one per repetition (Google Benchmark's run)
-  std::vector<double> samples_ms;                        // every timed call of every repetition
-  std::map<std::string, std::vector<double>> counters;   // one value per repetition
-  std::string error;                                     // non-empty: the row failed or was skipped
-  bool skipped = false;                                  // the error is a refusal (memory, a limit), not a failure
+  std::string name;                                     // id.name(): the row as people read it
+  std::vector<double> times_ms;                         // one per repetition (Google Benchmark's run)
+  std::vector<double> samples_ms;                       // every timed call of every repetition
+  std::map<std::string, std::vector<double>> counters;  // one value per repetition
+  std::string error;                                    // non-empty: the row failed or was skipped
+  bool skipped = false;                                 // the error is a refusal (memory, a limit), not a failure
 
   bool ok() const { return error.empty() && !times_ms.empty(); }
   double median_ms() const { return median(times_ms); }

@@ -16,7 +16,9 @@ using json = nlohmann::ordered_json;
 constexpr std::size_t console_width = 100;
 constexpr std::size_t shown_per_rule = 3;
 
-std::string count(std::size_t n, const std::string& what) { return std::to_string(n) + " " + what + (n == 1 ? "" : "s"); }
+std::string count(std::size_t n, const std::string& what) {
+  return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
+}
 
 template <class T>
 json optional_value(const std::optional<T>& v) {
@@ -28,13 +30,22 @@ json number(const std::optional<double>& x) { return x && std::isfinite(*x) ? js
 json caveats_json(const std::vector<verdict_caveat>& cs) {
   json out = json::array();
   for (const auto& c : cs)
-    out.push_back({{"rule", c.rule}, {"severity", c.severity}, {"message", c.message}, {"findings", c.findings}, {"rows", c.rows}});
+    out.push_back({{"rule", c.rule},
+                   {"severity", c.severity},
+                   {"message", c.message},
+                   {"findings", c.findings},
+                   {"rows", c.rows}});
   return out;
 }
 
 json point_json(const speedup_point& p) {
-  return {{"n", p.n},           {"cpu_ms", number(p.cpu_ms)},       {"gpu_ms", number(p.gpu_ms)}, {"speedup", number(p.speedup)},
-          {"noise_pct", number(p.noise_pct)}, {"cpu_row", p.cpu_row}, {"gpu_row", p.gpu_row}};
+  return {{"n", p.n},
+          {"cpu_ms", number(p.cpu_ms)},
+          {"gpu_ms", number(p.gpu_ms)},
+          {"speedup", number(p.speedup)},
+          {"noise_pct", number(p.noise_pct)},
+          {"cpu_row", p.cpu_row},
+          {"gpu_row", p.gpu_row}};
 }
 
 json points_json(const std::vector<speedup_point>& ps) {
@@ -82,7 +93,8 @@ std::string audit_console(const audit_report& report, const std::string& more_in
         out += wrap("  " + f.severity + " " + f.rule + ": " + f.message, console_width, "      ") + "\n";
       if (k == shown_per_rule + 1) {
         const std::size_t rest = per_rule[f.rule + f.severity] - shown_per_rule;
-        out += "  ... " + count(rest, "more " + f.rule + " " + f.severity) + (more_in.empty() ? "" : " in " + more_in) + "\n";
+        out += "  ... " + count(rest, "more " + f.rule + " " + f.severity) + (more_in.empty() ? "" : " in " + more_in) +
+               "\n";
       }
     }
   for (const auto& s : report.rules_skipped)
@@ -123,12 +135,14 @@ json audit_json(const audit_report& report) {
       names.push_back(id.name());
       ids.push_back(to_json(id));
     }
-    findings.push_back({{"rule", f.rule}, {"severity", f.severity}, {"rows", names}, {"ids", ids}, {"message", f.message}});
+    findings.push_back(
+        {{"rule", f.rule}, {"severity", f.severity}, {"rows", names}, {"ids", ids}, {"message", f.message}});
   }
   json skipped = json::array();
   for (const auto& s : report.rules_skipped) skipped.push_back({{"rule", s.rule}, {"reason", s.reason}});
-  return {{"clean", report.clean()},      {"rules_checked", report.rules_checked}, {"rules_skipped", skipped},
-          {"rows_checked", report.rows_checked}, {"rows_failed", report.rows_failed}, {"findings", findings},
+  return {{"clean", report.clean()},           {"rules_checked", report.rules_checked},
+          {"rules_skipped", skipped},          {"rows_checked", report.rows_checked},
+          {"rows_failed", report.rows_failed}, {"findings", findings},
           {"thresholds", thresholds_json()}};
 }
 
@@ -140,58 +154,117 @@ json verdict_json(const run_verdict& v) {
     json cpu_best = json::array(), forms = json::array(), others = json::array();
     for (const auto& p : e.cpu_best) cpu_best.push_back({{"n", p.n}, {"ms", number(p.ms)}, {"path", p.path}});
     for (const auto& f : e.forms)
-      forms.push_back({{"backend", f.backend}, {"placement", f.placement}, {"points", points_json(f.points)},
+      forms.push_back({{"backend", f.backend},
+                       {"placement", f.placement},
+                       {"points", points_json(f.points)},
                        {"crossover", crossover_json(f.cross)}});
     for (const auto& f : e.others)
-      others.push_back({{"backend", f.backend}, {"placement", f.placement}, {"points", points_json(f.points)},
+      others.push_back({{"backend", f.backend},
+                        {"placement", f.placement},
+                        {"points", points_json(f.points)},
                         {"crossover", crossover_json(f.cross)}});
     json largest = nullptr, energy = nullptr;
     if (e.largest)
-      largest = {{"n", e.largest->n}, {"cpu_ms", number(e.largest->cpu_ms)}, {"cpu_path", e.largest->cpu_path},
-                 {"gpu_ms", number(e.largest->gpu_ms)}, {"speedup", number(e.largest->speedup)},
+      largest = {{"n", e.largest->n},
+                 {"cpu_ms", number(e.largest->cpu_ms)},
+                 {"cpu_path", e.largest->cpu_path},
+                 {"gpu_ms", number(e.largest->gpu_ms)},
+                 {"speedup", number(e.largest->speedup)},
                  {"noise_pct", number(e.largest->noise_pct)}};
     if (e.energy)
-      energy = {{"n", e.energy->n}, {"cpu_J", number(e.energy->cpu_j)}, {"gpu_J", number(e.energy->gpu_j)},
-                {"ratio", number(e.energy->ratio)}, {"cpu_GFLOP_per_J", number(e.energy->cpu_gflop_per_j)},
+      energy = {{"n", e.energy->n},
+                {"cpu_J", number(e.energy->cpu_j)},
+                {"gpu_J", number(e.energy->gpu_j)},
+                {"ratio", number(e.energy->ratio)},
+                {"cpu_GFLOP_per_J", number(e.energy->cpu_gflop_per_j)},
                 {"gpu_GFLOP_per_J", number(e.energy->gpu_gflop_per_j)}};
-    solves.push_back({{"op", e.op}, {"operation", e.operation}, {"precision", std::string(1, e.precision)},
-                      {"nrhs", e.nrhs}, {"cpu_best", cpu_best}, {"forms", forms}, {"others", others}, {"largest", largest},
-                      {"energy", energy}, {"energy_missing", e.energy_missing}, {"caveats", caveats_json(e.caveats)}});
+    solves.push_back({{"op", e.op},
+                      {"operation", e.operation},
+                      {"precision", std::string(1, e.precision)},
+                      {"nrhs", e.nrhs},
+                      {"cpu_best", cpu_best},
+                      {"forms", forms},
+                      {"others", others},
+                      {"largest", largest},
+                      {"energy", energy},
+                      {"energy_missing", e.energy_missing},
+                      {"caveats", caveats_json(e.caveats)}});
   }
   json fp64 = nullptr;
   if (v.fp64_fp32) {
     const auto& f = *v.fp64_fp32;
     json ds = nullptr;
     if (f.dsgesv) ds = {{"n", f.dsgesv->n}, {"min", f.dsgesv->min}, {"max", f.dsgesv->max}, {"count", f.dsgesv->count}};
-    fp64 = {{"n", f.n},         {"dgemm_GFLOPs", number(f.dgemm_gflops)}, {"sgemm_GFLOPs", number(f.sgemm_gflops)},
-            {"ratio", number(f.ratio)}, {"one_in", f.one_in}, {"class", f.klass}, {"advice", f.advice}, {"dsgesv", ds},
+    fp64 = {{"n", f.n},
+            {"dgemm_GFLOPs", number(f.dgemm_gflops)},
+            {"sgemm_GFLOPs", number(f.sgemm_gflops)},
+            {"ratio", number(f.ratio)},
+            {"one_in", f.one_in},
+            {"class", f.klass},
+            {"advice", f.advice},
+            {"dsgesv", ds},
             {"caveats", caveats_json(f.caveats)}};
   }
   json mixed = json::array();
   for (const auto& m : v.mixed)
-    mixed.push_back({{"matrix", m.matrix}, {"nrhs", m.nrhs}, {"n", m.n}, {"best", optional_value(m.best)},
-                     {"op", optional_value(m.op)}, {"refine", optional_value(m.refine)}, {"ms", number(m.ms)},
-                     {"dgesv_ms", number(m.dgesv_ms)}, {"speedup", number(m.speedup)}, {"niters", number(m.niters)},
-                     {"fell_back", number(m.fell_back)}, {"rejected", m.rejected}, {"caveats", caveats_json(m.caveats)}});
+    mixed.push_back({{"matrix", m.matrix},
+                     {"nrhs", m.nrhs},
+                     {"n", m.n},
+                     {"best", optional_value(m.best)},
+                     {"op", optional_value(m.op)},
+                     {"refine", optional_value(m.refine)},
+                     {"ms", number(m.ms)},
+                     {"dgesv_ms", number(m.dgesv_ms)},
+                     {"speedup", number(m.speedup)},
+                     {"niters", number(m.niters)},
+                     {"fell_back", number(m.fell_back)},
+                     {"rejected", m.rejected},
+                     {"caveats", caveats_json(m.caveats)}});
   json map = json::array();
   for (const auto& c : v.mixed_map) {
     json methods = json::array();
     for (const auto& m : c.methods)
-      methods.push_back({{"row", m.row}, {"op", m.op}, {"refine", m.refine}, {"ms", number(m.ms)},
-                         {"speedup", number(m.speedup)}, {"accurate", m.accurate}, {"why_not", m.why_not},
-                         {"niters", number(m.niters)}, {"outer_iters", number(m.outer_iters)}, {"fell_back", number(m.fell_back)}});
-    map.push_back({{"backend", c.backend}, {"matrix", c.matrix}, {"nrhs", c.nrhs}, {"n", c.n}, {"reference", c.reference},
-                   {"dgesv_ms", number(c.dgesv_ms)}, {"reference_error", c.reference_error}, {"methods", methods},
-                   {"winner", c.winner ? json(*c.winner) : json(nullptr)}, {"speedup", number(c.speedup)}});
+      methods.push_back({{"row", m.row},
+                         {"op", m.op},
+                         {"refine", m.refine},
+                         {"ms", number(m.ms)},
+                         {"speedup", number(m.speedup)},
+                         {"accurate", m.accurate},
+                         {"why_not", m.why_not},
+                         {"niters", number(m.niters)},
+                         {"outer_iters", number(m.outer_iters)},
+                         {"fell_back", number(m.fell_back)}});
+    map.push_back({{"backend", c.backend},
+                   {"matrix", c.matrix},
+                   {"nrhs", c.nrhs},
+                   {"n", c.n},
+                   {"reference", c.reference},
+                   {"dgesv_ms", number(c.dgesv_ms)},
+                   {"reference_error", c.reference_error},
+                   {"methods", methods},
+                   {"winner", c.winner ? json(*c.winner) : json(nullptr)},
+                   {"speedup", number(c.speedup)}});
   }
   json batched = json::array();
   for (const auto& b : v.batched)
-    batched.push_back({{"op", b.op}, {"batch", b.batch}, {"points", points_json(b.points)}, {"best", point_json(b.best)},
-                       {"worst", point_json(b.worst)}, {"caveats", caveats_json(b.caveats)}});
-  return {{"machine", machine},    {"has_gpu_rows", v.has_gpu_rows}, {"rows_passed", v.rows_passed},
-          {"rows_failed", v.rows_failed}, {"solves", solves}, {"fp64_fp32", fp64}, {"mixed", mixed},
-          {"mixed_map", map},       {"batched", batched},          {"caveats", caveats_json(v.caveats)},
-          {"lines", v.lines},       {"thresholds", thresholds_json()}};
+    batched.push_back({{"op", b.op},
+                       {"batch", b.batch},
+                       {"points", points_json(b.points)},
+                       {"best", point_json(b.best)},
+                       {"worst", point_json(b.worst)},
+                       {"caveats", caveats_json(b.caveats)}});
+  return {{"machine", machine},
+          {"has_gpu_rows", v.has_gpu_rows},
+          {"rows_passed", v.rows_passed},
+          {"rows_failed", v.rows_failed},
+          {"solves", solves},
+          {"fp64_fp32", fp64},
+          {"mixed", mixed},
+          {"mixed_map", map},
+          {"batched", batched},
+          {"caveats", caveats_json(v.caveats)},
+          {"lines", v.lines},
+          {"thresholds", thresholds_json()}};
 }
 
 check_files check_files_for(const std::string& base) {

@@ -71,8 +71,9 @@ std::optional<std::int64_t> row_id::int_axis(const std::string& key) const {
 }
 
 bool row_id::operator==(const row_id& o) const {
-  return backend == o.backend && device == o.device && placement == o.placement && path == o.path && library == o.library && op == o.op &&
-         precision == o.precision && factor == o.factor && n == o.n && nrhs == o.nrhs && axes == o.axes;
+  return backend == o.backend && device == o.device && placement == o.placement && path == o.path &&
+         library == o.library && op == o.op && precision == o.precision && factor == o.factor && n == o.n &&
+         nrhs == o.nrhs && axes == o.axes;
 }
 
 nlohmann::ordered_json to_json(const row_id& id) {
@@ -145,8 +146,9 @@ row_id legacy_row_id(const std::string& name) {
   row_id id;
   id.backend = parts[0];
   std::string op = parts[1];
-  const bool batched = op.size() > std::string(batched_suffix).size() &&
-                       op.compare(op.size() - std::string(batched_suffix).size(), std::string::npos, batched_suffix) == 0;
+  const bool batched =
+      op.size() > std::string(batched_suffix).size() &&
+      op.compare(op.size() - std::string(batched_suffix).size(), std::string::npos, batched_suffix) == 0;
   if (batched) op.resize(op.size() - std::string(batched_suffix).size());
   if (op.size() < 2 || std::string("sdcz").find(op[0]) == std::string::npos)
     throw std::invalid_argument("'" + name + "': '" + parts[1] + "' does not start with a precision letter");

@@ -14,14 +14,15 @@
 namespace solvebench::bench {
 
 struct row_id {
-  std::string backend;    // the name's first element: CPU, CPU-driver, GPU, GPU-pinned, GPU-loop, MGPU, MPI, ...
-  std::string device;     // "cpu" or "gpu": where the timed arithmetic runs
-  std::string placement;  // "resident" (data where the arithmetic is), "pinned" or "pageable" (host data, transfers timed)
-  std::string path;       // "halves" (factor + solve calls), "driver" (one library call), "batched", "loop"
-  std::string library;    // whose calls are timed: lapack, blas, cusolver, cublas, cusolverMg, scalapack
-  std::string op;         // gesv, posv, getrf, getrs, potrf, potrs, gemm (batched rows: gesv, posv)
-  char precision = 'd';   // of the data: s, d, c, z
-  char factor = 0;        // mixed precision: the factorization's (s, x, h, b); 0 when it is the data's
+  std::string backend;  // the name's first element: CPU, CPU-driver, GPU, GPU-pinned, GPU-loop, MGPU, MPI, ...
+  std::string device;   // "cpu" or "gpu": where the timed arithmetic runs
+  std::string
+      placement;     // "resident" (data where the arithmetic is), "pinned" or "pageable" (host data, transfers timed)
+  std::string path;  // "halves" (factor + solve calls), "driver" (one library call), "batched", "loop"
+  std::string library;   // whose calls are timed: lapack, blas, cusolver, cublas, cusolverMg, scalapack
+  std::string op;        // gesv, posv, getrf, getrs, potrf, potrs, gemm (batched rows: gesv, posv)
+  char precision = 'd';  // of the data: s, d, c, z
+  char factor = 0;       // mixed precision: the factorization's (s, x, h, b); 0 when it is the data's
   std::int64_t n = 0;
   std::optional<std::int64_t> nrhs;                       // operations that solve
   std::vector<std::pair<std::string, std::string>> axes;  // the others, in name order: batch, kind, cond, ...

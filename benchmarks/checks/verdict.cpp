@@ -80,12 +80,14 @@ class audit_index {
 
 bool plain_solve(const row_id& id) { return !id.mixed() && !id.batched() && id.axes.empty() && id.nrhs.has_value(); }
 
-std::optional<solve_verdict> solve_entry(const std::string& op, char precision, const std::vector<const row_record*>& rows,
-                                         const audit_index& audit) {
+std::optional<solve_verdict> solve_entry(const std::string& op, char precision,
+                                         const std::vector<const row_record*>& rows, const audit_index& audit) {
   std::vector<const row_record*> mine;
   std::set<long long> cpu_nrhs, gpu_nrhs;
   const auto cpu_side = [](const row_id& id) { return id.device == "cpu" && id.library == "lapack"; };
-  const auto gpu_side = [](const row_id& id) { return id.device == "gpu" && id.library == "cusolver" && id.path == "halves"; };
+  const auto gpu_side = [](const row_id& id) {
+    return id.device == "gpu" && id.library == "cusolver" && id.path == "halves";
+  };
   for (const auto* r : rows) {
     if (r->id.op != op || r->id.precision != precision || !plain_solve(r->id)) continue;
     if (!cpu_side(r->id) && !gpu_side(r->id)) continue;
@@ -117,7 +119,8 @@ std::optional<solve_verdict> solve_entry(const std::string& op, char precision, 
     if (key.first.rfind("cpu-", 0) != 0) continue;
     const row_record* halves = row_at("cpu-halves", key.second);
     const row_record* driver = row_at("cpu-driver", key.second);
-    best[key.second] = halves == nullptr || (driver != nullptr && driver->median_ms() < halves->median_ms()) ? driver : halves;
+    best[key.second] =
+        halves == nullptr || (driver != nullptr && driver->median_ms() < halves->median_ms()) ? driver : halves;
   }
   solve_verdict e;
   e.op = std::string(1, precision) + op;
@@ -156,8 +159,8 @@ std::optional<solve_verdict> solve_entry(const std::string& op, char precision, 
     f.backend = label;
     f.placement = id.placement;
     const row_record* cpu = best[id.n];
-    f.points.push_back({id.n, cpu->median_ms(), r->median_ms(), cpu->median_ms() / r->median_ms(), combined_noise(*cpu, *r),
-                        cpu->name, r->name});
+    f.points.push_back({id.n, cpu->median_ms(), r->median_ms(), cpu->median_ms() / r->median_ms(),
+                        combined_noise(*cpu, *r), cpu->name, r->name});
     used.insert(r->name);
   }
   for (auto& [label, f] : others) {
@@ -174,7 +177,11 @@ std::optional<solve_verdict> solve_entry(const std::string& op, char precision, 
     if (!cpu_j || *cpu_j <= 0) e.energy_missing.push_back("CPU");
     if (!gpu_j || *gpu_j <= 0) e.energy_missing.push_back("GPU");
     if (e.energy_missing.empty())
-      e.energy = energy_result{last.n, *cpu_j, *gpu_j, *cpu_j / *gpu_j, finite_counter(*cpu_row, gflop_per_j_key),
+      e.energy = energy_result{last.n,
+                               *cpu_j,
+                               *gpu_j,
+                               *cpu_j / *gpu_j,
+                               finite_counter(*cpu_row, gflop_per_j_key),
                                finite_counter(*gpu_row, gflop_per_j_key)};
   }
   e.caveats = audit.attached(used);
@@ -188,8 +195,8 @@ using cell_key = std::tuple<std::string, std::string, long long, long long>;  //
 cell_key key_of(const row_id& id) { return {id.device, matrix_of(id), id.nrhs.value_or(1), id.n}; }
 
 bool is_reference(const row_id& id) {
-  return id.op == "gesv" && id.precision == 'd' && !id.mixed() && !id.batched() && id.path == "halves" &&
-         id.nrhs && !id.axis("refine") && (id.library == "lapack" || id.library == "cusolver");
+  return id.op == "gesv" && id.precision == 'd' && !id.mixed() && !id.batched() && id.path == "halves" && id.nrhs &&
+         !id.axis("refine") && (id.library == "lapack" || id.library == "cusolver");
 }
 
 std::vector<mixed_cell> mixed_map(const run_summary& run) {
@@ -285,7 +292,8 @@ std::optional<fp64_verdict> fp64_entry(const std::vector<const row_record*>& row
   std::map<long long, const row_record*> dgemm, sgemm;
   for (const auto* r : rows) {
     const row_id& id = r->id;
-    if (id.device != "gpu" || id.op != "gemm" || !id.axes.empty() || (id.precision != 'd' && id.precision != 's')) continue;
+    if (id.device != "gpu" || id.op != "gemm" || !id.axes.empty() || (id.precision != 'd' && id.precision != 's'))
+      continue;
     const auto rate = finite_counter(*r, "GFLOP/s");
     if (rate && *rate > 0) (id.precision == 'd' ? dgemm : sgemm).emplace(id.n, r);
   }
@@ -323,12 +331,14 @@ std::optional<fp64_verdict> fp64_entry(const std::vector<const row_record*>& row
   if (first_class) {
     f.advice = "fp64 solves run at full speed on this GPU";
   } else {
-    f.advice = format("fp64 runs at 1/%lld of fp32 on this GPU: put fp64 solves on the CPU or use mixed precision "
-                      "(dsgesv: fp32 factorization refined to fp64 accuracy)",
-                      f.one_in);
+    f.advice = format(
+        "fp64 runs at 1/%lld of fp32 on this GPU: put fp64 solves on the CPU or use mixed precision "
+        "(dsgesv: fp32 factorization refined to fp64 accuracy)",
+        f.one_in);
     if (f.dsgesv) {
-      const std::string range = sig3(f.dsgesv->min) == sig3(f.dsgesv->max) ? times(f.dsgesv->min)
-                                                                             : sig3(f.dsgesv->min) + "–" + times(f.dsgesv->max);
+      const std::string range = sig3(f.dsgesv->min) == sig3(f.dsgesv->max)
+                                    ? times(f.dsgesv->min)
+                                    : sig3(f.dsgesv->min) + "–" + times(f.dsgesv->max);
       f.advice += "; here GPU/dsgesv ran at " + range + " the speed of GPU/dgesv at n = " + std::to_string(f.dsgesv->n);
     }
   }
@@ -361,8 +371,8 @@ std::vector<batched_verdict> batched_entries(const std::vector<const row_record*
       const auto gpu = table.find({"gpu", *batch, std::get<2>(key)});
       if (gpu == table.end()) continue;
       const double cpu_ms = cpu->median_ms(), gpu_ms = gpu->second->median_ms();
-      b.points.push_back({std::get<2>(key), cpu_ms, gpu_ms, cpu_ms / gpu_ms, combined_noise(*cpu, *gpu->second), cpu->name,
-                          gpu->second->name});
+      b.points.push_back({std::get<2>(key), cpu_ms, gpu_ms, cpu_ms / gpu_ms, combined_noise(*cpu, *gpu->second),
+                          cpu->name, gpu->second->name});
       used.insert(cpu->name);
       used.insert(gpu->second->name);
     }

@@ -70,7 +70,7 @@ struct energy_result {
 };
 
 struct solve_verdict {
-  std::string op;  // dgesv, sgesv, zgesv, dposv, ...
+  std::string op;         // dgesv, sgesv, zgesv, dposv, ...
   std::string operation;  // gesv, posv
   char precision = 'd';
   long long nrhs = 0;
@@ -103,22 +103,22 @@ struct fp64_verdict {
 
 // One mixed-precision row held against dgesv on the same matrix, device and n.
 struct mixed_method {
-  std::string row, op;                 // GPU/dhgesv/..., dhgesv
-  std::string refine;                  // classical, gmres, ... ("" without a refine axis)
-  std::optional<double> ms, speedup;   // speedup = dgesv ms / ms
-  bool accurate = false;               // fp64-accurate (is_fp64_accurate)
-  std::string why_not;                 // why not, when not
+  std::string row, op;                // GPU/dhgesv/..., dhgesv
+  std::string refine;                 // classical, gmres, ... ("" without a refine axis)
+  std::optional<double> ms, speedup;  // speedup = dgesv ms / ms
+  bool accurate = false;              // fp64-accurate (is_fp64_accurate)
+  std::string why_not;                // why not, when not
   std::optional<double> niters, outer_iters, fell_back;
 };
 
 // A cell of the map: one device (backend), matrix and n.
 struct mixed_cell {
-  std::string backend;            // GPU, CPU
-  std::string matrix;             // the matrix axes: "kind:diagdom", "cond:1e4"
+  std::string backend;  // GPU, CPU
+  std::string matrix;   // the matrix axes: "kind:diagdom", "cond:1e4"
   long long nrhs = 0, n = 0;
-  std::string reference;          // the dgesv row ("" when none ran)
+  std::string reference;  // the dgesv row ("" when none ran)
   std::optional<double> dgesv_ms;
-  std::string reference_error;    // the dgesv row failed
+  std::string reference_error;  // the dgesv row failed
   std::vector<mixed_method> methods;
   std::optional<std::size_t> winner;  // the fastest fp64-accurate method faster than dgesv (index)
   std::optional<double> speedup;      // the winner's, 1 when dgesv itself is fastest

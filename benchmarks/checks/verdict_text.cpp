@@ -51,8 +51,9 @@ std::optional<std::string> machine_value(const run_verdict& v, const std::string
 
 std::string caveat_text(const verdict_caveat& c) {
   std::string out = "caveat (" + c.rule + ", " + c.severity + "): " + c.message;
-  if (c.findings > 1) out += " (" + std::to_string(c.findings - 1) + " more " + c.rule + " finding" +
-                             (c.findings == 2 ? "" : "s") + " on these numbers)";
+  if (c.findings > 1)
+    out += " (" + std::to_string(c.findings - 1) + " more " + c.rule + " finding" + (c.findings == 2 ? "" : "s") +
+           " on these numbers)";
   return out;
 }
 
@@ -81,7 +82,8 @@ std::vector<std::string> verdict_lines(const run_verdict& v) {
     }
     lines.push_back(text);
   }
-  const bool any_largest = std::any_of(v.solves.begin(), v.solves.end(), [](const auto& e) { return e.largest.has_value(); });
+  const bool any_largest =
+      std::any_of(v.solves.begin(), v.solves.end(), [](const auto& e) { return e.largest.has_value(); });
   const bool no_energy = any_largest && std::all_of(v.solves.begin(), v.solves.end(), [](const auto& e) {
                            return !e.largest || e.energy_missing.size() == 2;
                          });
@@ -95,7 +97,8 @@ std::vector<std::string> verdict_lines(const run_verdict& v) {
                       times(ratio >= 1 ? ratio : 1 / ratio) + " less energy.");
     } else if (e.largest && !no_energy) {
       const std::string side = e.energy_missing.size() == 2 ? "either" : "the " + e.energy_missing.front();
-      lines.push_back(format("%s energy at n = %lld: not measured on %s side.", e.op.c_str(), e.largest->n, side.c_str()));
+      lines.push_back(
+          format("%s energy at n = %lld: not measured on %s side.", e.op.c_str(), e.largest->n, side.c_str()));
     }
     caveat_lines(lines, e.op, e.caveats);
   }
@@ -134,8 +137,9 @@ std::vector<std::string> verdict_lines(const run_verdict& v) {
                        format(" at n = %lld (CPU %s ms, GPU %s ms)", b.best.n, sig3(b.best.cpu_ms).c_str(),
                               sig3(b.best.gpu_ms).c_str());
     if (b.worst.n != b.best.n)
-      text += ", " + times(b.worst.speedup) + format(" at n = %lld (CPU %s ms, GPU %s ms)", b.worst.n,
-                                                      sig3(b.worst.cpu_ms).c_str(), sig3(b.worst.gpu_ms).c_str());
+      text += ", " + times(b.worst.speedup) +
+              format(" at n = %lld (CPU %s ms, GPU %s ms)", b.worst.n, sig3(b.worst.cpu_ms).c_str(),
+                     sig3(b.worst.gpu_ms).c_str());
     lines.push_back(text + ".");
     caveat_lines(lines, b.op, b.caveats);
   }
@@ -158,7 +162,8 @@ std::string crossover_cell(const gpu_form* f) {
 }
 
 std::string point_cell(const speedup_point& p) {
-  return times(p.speedup) + format(" at n = %lld (CPU %s ms, GPU %s ms)", p.n, sig3(p.cpu_ms).c_str(), sig3(p.gpu_ms).c_str());
+  return times(p.speedup) +
+         format(" at n = %lld (CPU %s ms, GPU %s ms)", p.n, sig3(p.cpu_ms).c_str(), sig3(p.gpu_ms).c_str());
 }
 
 }  // namespace
@@ -194,8 +199,8 @@ std::string verdict_markdown(const run_verdict& v) {
         cells.push_back(crossover_cell(f));
       }
       if (e.largest) {
-        cells.insert(cells.end(), {std::to_string(e.largest->n), sig3(e.largest->cpu_ms) + " (" + e.largest->cpu_path + ")",
-                                   sig3(e.largest->gpu_ms),
+        cells.insert(cells.end(), {std::to_string(e.largest->n),
+                                   sig3(e.largest->cpu_ms) + " (" + e.largest->cpu_path + ")", sig3(e.largest->gpu_ms),
                                    times(e.largest->speedup) +
                                        (e.largest->noise_pct ? " ±" + sig3(*e.largest->noise_pct) + "%" : "")});
       } else {
@@ -220,23 +225,27 @@ std::string verdict_markdown(const run_verdict& v) {
     }
   }
   if (!v.mixed.empty()) {
-    out.insert(out.end(), {"## Mixed precision: the fastest fp64-accurate solve", "",
-                           "| matrix | n | fastest | ms | GPU/dgesv ms | speedup | niters | fell back | not fp64-accurate |",
-                           "| --- | ---: | --- | ---: | ---: | ---: | ---: | --- | ---: |"});
+    out.insert(out.end(),
+               {"## Mixed precision: the fastest fp64-accurate solve", "",
+                "| matrix | n | fastest | ms | GPU/dgesv ms | speedup | niters | fell back | not fp64-accurate |",
+                "| --- | ---: | --- | ---: | ---: | ---: | ---: | --- | ---: |"});
     for (const auto& m : v.mixed) {
       const std::string fastest = m.best ? *m.op + (m.refine ? " (" + *m.refine + ")" : std::string()) : "–";
       const std::string fell = !m.fell_back ? "–" : (*m.fell_back >= 1 ? "yes" : "no");
-      out.push_back("| " + (m.matrix.empty() ? std::string("default") : m.matrix) + " | " + std::to_string(m.n) + " | " +
-                    fastest + " | " + sig3(m.ms) + " | " + sig3(m.dgesv_ms) + " | " + (m.speedup ? times(*m.speedup) : "–") +
-                    " | " + (m.niters ? whole(*m.niters) : "–") + " | " + fell + " | " + std::to_string(m.rejected.size()) + " |");
+      out.push_back("| " + (m.matrix.empty() ? std::string("default") : m.matrix) + " | " + std::to_string(m.n) +
+                    " | " + fastest + " | " + sig3(m.ms) + " | " + sig3(m.dgesv_ms) + " | " +
+                    (m.speedup ? times(*m.speedup) : "–") + " | " + (m.niters ? whole(*m.niters) : "–") + " | " + fell +
+                    " | " + std::to_string(m.rejected.size()) + " |");
     }
     out.push_back("");
   }
   if (!v.batched.empty()) {
-    out.insert(out.end(), {"## Batched: many small systems", "", "| op | batch | largest GPU speedup | smallest GPU speedup |",
-                           "| --- | ---: | --- | --- |"});
+    out.insert(out.end(),
+               {"## Batched: many small systems", "", "| op | batch | largest GPU speedup | smallest GPU speedup |",
+                "| --- | ---: | --- | --- |"});
     for (const auto& b : v.batched)
-      out.push_back("| " + b.op + " | " + std::to_string(b.batch) + " | " + point_cell(b.best) + " | " + point_cell(b.worst) + " |");
+      out.push_back("| " + b.op + " | " + std::to_string(b.batch) + " | " + point_cell(b.best) + " | " +
+                    point_cell(b.worst) + " |");
     out.push_back("");
   }
   std::vector<std::pair<std::string, const std::vector<verdict_caveat>*>> attached;

@@ -123,12 +123,13 @@ void add_common_context(const common_options& opt) {
   benchmark::AddCustomContext("matrix_kind_lu", opt.kind ? to_string(*opt.kind) : "uniform");
   benchmark::AddCustomContext("matrix_kind_cholesky", opt.kind ? to_string(*opt.kind) : "spd");
   const sampling& s = sampling_policy();
-  benchmark::AddCustomContext(
-      "sampling", s.exact > 0 ? std::to_string(s.exact) + " timed calls per row"
-                              : "at least " + std::to_string(s.min_samples) + " calls and " + std::to_string(s.min_time) +
-                                    " s per row, then until the median is known to " + std::to_string(s.max_noise_pct) +
-                                    "% or " + std::to_string(s.max_time) + " s; one call past " +
-                                    std::to_string(s.long_cap) + " s");
+  benchmark::AddCustomContext("sampling",
+                              s.exact > 0
+                                  ? std::to_string(s.exact) + " timed calls per row"
+                                  : "at least " + std::to_string(s.min_samples) + " calls and " +
+                                        std::to_string(s.min_time) + " s per row, then until the median is known to " +
+                                        std::to_string(s.max_noise_pct) + "% or " + std::to_string(s.max_time) +
+                                        " s; one call past " + std::to_string(s.long_cap) + " s");
   for (const auto& [key, value] : environment_facts()) benchmark::AddCustomContext(key, value);
   for (const auto& group : {cpu::cpu_peak_facts(), cpu::blas_core_facts(blas.blas_core), cpu::load_facts_at_start()})
     for (const auto& [key, value] : group) benchmark::AddCustomContext(key, value);
@@ -235,7 +236,8 @@ int run_program(program& p, int argc, char** argv) {
       o.aggregates_only = gb.display_aggregates_only || gb.report_aggregates_only;
       o.color = gb.color == "true" || (gb.color == "auto" && isatty(STDOUT_FILENO));
       o.continued = std::getenv(reexec_variable) != nullptr;
-      for (const auto& name : registered_names()) o.name_width = std::max(o.name_width, std::min<std::size_t>(name.size(), 60));
+      for (const auto& name : registered_names())
+        o.name_width = std::max(o.name_width, std::min<std::size_t>(name.size(), 60));
       display = make_display(o, std::cout);
       progress = make_progress(plan_rows(registered_names(), benchmark::GetBenchmarkFilter()));
       reporter = std::make_unique<bridge>(std::vector<printer*>{log.get(), display.get(), progress.get()});
@@ -291,7 +293,9 @@ int run_program(program& p, int argc, char** argv) {
   const run_verdict verdict = make_verdict(run, audit.findings);
   std::ostream& out = gb.display_format == "json" ? std::cerr : std::cout;
   const auto files = check_files_for(plan.base);
-  out << "\n" << audit_console(audit, plan.base.empty() ? "" : files.audit) << "\n" << verdict_console(verdict) << std::flush;
+  out << "\n"
+      << audit_console(audit, plan.base.empty() ? "" : files.audit) << "\n"
+      << verdict_console(verdict) << std::flush;
   try {
     write_results(plan, gb);
     if (!plan.base.empty()) write_check_files(plan.base, audit, verdict);

@@ -13,10 +13,10 @@ namespace solvebench::bench {
 
 // Exit statuses, the same for both binaries (and in --help).
 namespace exit_code {
-inline constexpr int ok = 0;              // every row ran and passed
-inline constexpr int row_failed = 1;      // a row failed (its error is in the output), or an output could not be written
-inline constexpr int usage = 2;           // bad flags, environment values or output paths
-inline constexpr int out_of_step = 3;     // solve_bench_mpi: the ranks fell out of step (a bug)
+inline constexpr int ok = 0;           // every row ran and passed
+inline constexpr int row_failed = 1;   // a row failed (its error is in the output), or an output could not be written
+inline constexpr int usage = 2;        // bad flags, environment values or output paths
+inline constexpr int out_of_step = 3;  // solve_bench_mpi: the ranks fell out of step (a bug)
 inline constexpr int nothing_measured = 4;  // no row ran (a filter that matches none, every row refused ...)
 }  // namespace exit_code
 std::string exit_status_help();

@@ -68,7 +68,8 @@ row_entry entry_of(const Run& run) {
   std::optional<row_samples> samples;
   if (!out.aggregate) samples = take_samples(out.name);
   const auto counted = run.counters.find("samples");  // the row's timed calls (run_row)
-  const double calls = !out.aggregate && counted != run.counters.end() && counted->second.value >= 1 ? counted->second.value : 1;
+  const double calls =
+      !out.aggregate && counted != run.counters.end() && counted->second.value >= 1 ? counted->second.value : 1;
   e["iterations"] = out.aggregate ? static_cast<double>(run.iterations) : calls;
   // A percentage aggregate (cv) holds its fraction unscaled, as Google Benchmark's JSONReporter writes it.
   const bool fraction = out.aggregate && run.aggregate_unit == benchmark::kPercentage;

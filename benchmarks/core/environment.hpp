@@ -10,10 +10,10 @@ namespace solvebench::bench {
 
 // The variables that override the thread count, core type or thread placement a BLAS would
 // pick for itself.
-inline constexpr const char* thread_env_variables[] = {
-    "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_CORETYPE", "GOTO_NUM_THREADS", "MKL_NUM_THREADS",
-    "BLIS_NUM_THREADS",     "BLIS_ARCH_TYPE",  "OMP_PROC_BIND",     "OMP_PLACES",       "GOMP_CPU_AFFINITY",
-    "KMP_AFFINITY"};
+inline constexpr const char* thread_env_variables[] = {"OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_CORETYPE",
+                                                       "GOTO_NUM_THREADS",     "MKL_NUM_THREADS", "BLIS_NUM_THREADS",
+                                                       "BLIS_ARCH_TYPE",       "OMP_PROC_BIND",   "OMP_PLACES",
+                                                       "GOMP_CPU_AFFINITY",    "KMP_AFFINITY"};
 
 // Cores this process may run on (its affinity mask, which taskset and cgroups narrow), not the
 // machine's count.

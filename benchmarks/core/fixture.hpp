@@ -43,10 +43,10 @@ namespace contract {
 //   void add_counters(benchmark::State&) const;   n, nrhs and whatever the backend measures beside the time
 // and what its timed region calls: factor() and solve() (timed::halves), factor_and_solve()
 // (timed::driver) or multiply() (timed::multiply).
-#define SB_ADAPTER_HAS(trait, expr)                                              \
-  template <class A, class = void>                                                \
-  struct trait : std::false_type {};                                              \
-  template <class A>                                                              \
+#define SB_ADAPTER_HAS(trait, expr)  \
+  template <class A, class = void>   \
+  struct trait : std::false_type {}; \
+  template <class A>                 \
   struct trait<A, std::void_t<decltype(expr)>> : std::true_type {};
 SB_ADAPTER_HAS(has_restore, std::declval<A&>().restore(true, true))
 SB_ADAPTER_HAS(has_start, std::declval<A&>().start())
@@ -63,14 +63,17 @@ SB_ADAPTER_HAS(has_multiply, std::declval<A&>().multiply())
 template <class A, timed Kind>
 constexpr bool check() {
   static_assert(has_restore<A>::value, "adapter contract: the adapter has no restore(bool a, bool b)");
-  static_assert(has_start<A>::value && has_stop<A>::value, "adapter contract: the adapter has no start() and double stop()");
+  static_assert(has_start<A>::value && has_stop<A>::value,
+                "adapter contract: the adapter has no start() and double stop()");
   static_assert(has_check_info<A>::value, "adapter contract: the adapter has no check_info()");
   static_assert(has_residual<A>::value, "adapter contract: the adapter has no double residual()");
   static_assert(has_counters<A>::value, "adapter contract: the adapter has no add_counters(benchmark::State&) const");
   static_assert(Kind != timed::halves || (has_factor<A>::value && has_solve<A>::value),
                 "adapter contract: timed::halves needs factor() and solve()");
-  static_assert(Kind != timed::driver || has_driver<A>::value, "adapter contract: timed::driver needs factor_and_solve()");
-  static_assert(Kind != timed::multiply || has_multiply<A>::value, "adapter contract: timed::multiply needs multiply()");
+  static_assert(Kind != timed::driver || has_driver<A>::value,
+                "adapter contract: timed::driver needs factor_and_solve()");
+  static_assert(Kind != timed::multiply || has_multiply<A>::value,
+                "adapter contract: timed::multiply needs multiply()");
   return true;
 }
 }  // namespace contract

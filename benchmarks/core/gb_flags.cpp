@@ -45,7 +45,8 @@ void parse_min_time(const std::string& what, const std::string& v, sampling& s) 
   char* end = nullptr;
   const double t = std::strtod(number.c_str(), &end);
   if (number.empty() || *end != '\0' || !std::isfinite(t) || !(t > 0))
-    throw usage_error(what + ": '" + v + "' is not a positive, finite number of seconds (e.g. 0.25 or 0.25s) "
+    throw usage_error(what + ": '" + v +
+                      "' is not a positive, finite number of seconds (e.g. 0.25 or 0.25s) "
                       "nor a number of calls (e.g. 100x)");
   s.exact = 0;
   s.min_time = t;
@@ -87,10 +88,14 @@ bool apply(const std::string& what, const std::string& key, const std::string& v
   return true;
 }
 
-constexpr const char* env_taken[] = {"BENCHMARK_OUT",       "BENCHMARK_OUT_FORMAT",
-                                     "BENCHMARK_FORMAT",    "BENCHMARK_MIN_TIME",
-                                     "BENCHMARK_REPORT_AGGREGATES_ONLY", "BENCHMARK_DISPLAY_AGGREGATES_ONLY",
-                                     "BENCHMARK_TIME_UNIT", "BENCHMARK_COLOR",
+constexpr const char* env_taken[] = {"BENCHMARK_OUT",
+                                     "BENCHMARK_OUT_FORMAT",
+                                     "BENCHMARK_FORMAT",
+                                     "BENCHMARK_MIN_TIME",
+                                     "BENCHMARK_REPORT_AGGREGATES_ONLY",
+                                     "BENCHMARK_DISPLAY_AGGREGATES_ONLY",
+                                     "BENCHMARK_TIME_UNIT",
+                                     "BENCHMARK_COLOR",
                                      "BENCHMARK_COUNTERS_TABULAR"};
 
 }  // namespace
@@ -104,7 +109,8 @@ std::vector<std::string> take_gb_flags(int argc, char** argv, gb_settings& s, bo
     unsetenv(var);  // Google Benchmark must not act on it too
     apply(std::string("environment variable ") + var, key, value, s);
   }
-  if (const char* v = std::getenv("BENCHMARK_REPETITIONS")) check_repetitions("environment variable BENCHMARK_REPETITIONS", v);
+  if (const char* v = std::getenv("BENCHMARK_REPETITIONS"))
+    check_repetitions("environment variable BENCHMARK_REPETITIONS", v);
   std::vector<std::string> gb{argv[0]};
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -119,7 +125,8 @@ std::vector<std::string> take_gb_flags(int argc, char** argv, gb_settings& s, bo
     if (apply(what, key, value, s)) continue;
     if (key == "benchmark_repetitions") check_repetitions(what, value);
     if (key == "benchmark_list_tests") s.list_tests = parse_bool(what, value);
-    if (key == "benchmark_filter" && eq == std::string::npos) throw usage_error(what + " needs a value: " + what + "=REGEX");
+    if (key == "benchmark_filter" && eq == std::string::npos)
+      throw usage_error(what + " needs a value: " + what + "=REGEX");
     gb.push_back(arg);
   }
   return gb;

@@ -13,14 +13,14 @@
 namespace solvebench::bench {
 
 struct gb_settings {
-  std::string out;                   // --benchmark_out
-  std::string out_format = "json";   // json, csv, console
+  std::string out;                  // --benchmark_out
+  std::string out_format = "json";  // json, csv, console
   std::string display_format = "console";
   bool report_aggregates_only = false;
   bool display_aggregates_only = false;
-  std::string color = "auto";        // auto, true, false
+  std::string color = "auto";  // auto, true, false
   bool list_tests = false;
-  sampling timing;                   // --benchmark_min_time: seconds (0.25, 0.25s) or calls (100x)
+  sampling timing;  // --benchmark_min_time: seconds (0.25, 0.25s) or calls (100x)
 };
 
 // Reads argv and the environment; returns argv for Google Benchmark (argv[0] first); throws

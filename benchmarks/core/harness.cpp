@@ -3,10 +3,10 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <regex>
 #include <deque>
 #include <iostream>
 #include <new>
+#include <regex>
 
 #include "checks/load.hpp"
 #include "checks/record.hpp"
@@ -240,13 +240,15 @@ void run_row(benchmark::State& state, const std::string& row, const fixture_fact
     const auto wall0 = std::chrono::steady_clock::now();
     if (probe) probe->begin();
     const double plant = planted_slowdown(row);
-    for (auto _ : state) {  // one iteration (the driver gives Google Benchmark a vanishing min time): the row samples itself
+    for (auto _ :
+         state) {  // one iteration (the driver gives Google Benchmark a vanishing min time): the row samples itself
       if (long_row) samples.add(slowed(warm_up->timed, plant));
       while (!samples.enough()) samples.add(slowed(f.run_once(), plant));
       state.SetIterationTime(median(samples.ms()) / 1e3);
     }
     if (probe) probe->end();  // every timed call has finished: each run_once waits for its own end
-    const double wall = seconds_since(wall0) + (long_row ? warm_up->wall : 0);  // the warm-up call counts where it is a sample
+    const double wall =
+        seconds_since(wall0) + (long_row ? warm_up->wall : 0);  // the warm-up call counts where it is a sample
     const double resid = f.check();
     const auto& ms = samples.ms();
     double timed = 0;
@@ -263,7 +265,8 @@ void run_row(benchmark::State& state, const std::string& row, const fixture_fact
         state.counters[key] = value;
       say_once(*backend, probe->unavailable_reason());
     }
-    if (auto it = registry().find(row); it != registry().end()) it->second.calls.push_back({subsample(ms), restore_pct});
+    if (auto it = registry().find(row); it != registry().end())
+      it->second.calls.push_back({subsample(ms), restore_pct});
     ok = true;
   } catch (const out_of_memory& e) {
     release_fixtures();
@@ -289,9 +292,8 @@ void register_row(const row_id& id, fixture_factory make, row_backend* backend) 
   }
   registry()[row].id = id;
   name_list().push_back(row);
-  benchmark::RegisterBenchmark(row.c_str(), [row, make = std::move(make), backend](benchmark::State& state) {
-    run_row(state, row, make, backend);
-  })
+  benchmark::RegisterBenchmark(row.c_str(), [row, make = std::move(make),
+                                             backend](benchmark::State& state) { run_row(state, row, make, backend); })
       ->UseManualTime()
       ->Unit(benchmark::kNanosecond);
 }

@@ -67,8 +67,8 @@ std::size_t rows_resumed();
 // What the reporters need about a registered row: its id, and per Google Benchmark call (one
 // per repetition) the samples it took, in call order.
 struct row_samples {
-  std::vector<double> ms;   // every timed call, in milliseconds
-  double restore_pct = 0;   // share of the sampling loop's wall time outside the timed region
+  std::vector<double> ms;  // every timed call, in milliseconds
+  double restore_pct = 0;  // share of the sampling loop's wall time outside the timed region
 };
 const row_id* registered_id(const std::string& name);  // name: the id's name, without /manual_time
 std::optional<row_samples> take_samples(const std::string& name);

@@ -29,25 +29,25 @@ struct operation {
 };
 
 namespace ops {
-inline constexpr operation gesv{"gesv", factorization::lu, true, true, false, false,
-                                [](double n, double k) { return gesv_counts(n, k); }};
-inline constexpr operation getrf{"getrf", factorization::lu, true, false, false, false,
-                                 [](double n, double) { return getrf_counts(n); }};
-inline constexpr operation getrs{"getrs", factorization::lu, false, true, false, false,
-                                 [](double n, double k) { return getrs_counts(n, k); }};
-inline constexpr operation posv{"posv", factorization::cholesky, true, true, false, false,
-                                [](double n, double k) { return posv_counts(n, k); }};
-inline constexpr operation potrf{"potrf", factorization::cholesky, true, false, false, false,
-                                 [](double n, double) { return potrf_counts(n); }};
-inline constexpr operation potrs{"potrs", factorization::cholesky, false, true, false, false,
-                                 [](double n, double k) { return potrs_counts(n, k); }};
-inline constexpr operation gemm{"gemm", factorization::lu, false, false, true, false,
-                                [](double n, double) { return gemm_counts(n, n, n); }};
+inline constexpr operation gesv{
+    "gesv", factorization::lu, true, true, false, false, [](double n, double k) { return gesv_counts(n, k); }};
+inline constexpr operation getrf{
+    "getrf", factorization::lu, true, false, false, false, [](double n, double) { return getrf_counts(n); }};
+inline constexpr operation getrs{
+    "getrs", factorization::lu, false, true, false, false, [](double n, double k) { return getrs_counts(n, k); }};
+inline constexpr operation posv{
+    "posv", factorization::cholesky, true, true, false, false, [](double n, double k) { return posv_counts(n, k); }};
+inline constexpr operation potrf{
+    "potrf", factorization::cholesky, true, false, false, false, [](double n, double) { return potrf_counts(n); }};
+inline constexpr operation potrs{
+    "potrs", factorization::cholesky, false, true, false, false, [](double n, double k) { return potrs_counts(n, k); }};
+inline constexpr operation gemm{
+    "gemm", factorization::lu, false, false, true, false, [](double n, double) { return gemm_counts(n, n, n); }};
 // Many small systems solved in one call (one right-hand side each; counts are per system).
-inline constexpr operation gesv_batched{"gesv", factorization::lu, true, true, false, true,
-                                        [](double n, double) { return gesv_counts(n, 1); }};
-inline constexpr operation posv_batched{"posv", factorization::cholesky, true, true, false, true,
-                                        [](double n, double) { return posv_counts(n, 1); }};
+inline constexpr operation gesv_batched{
+    "gesv", factorization::lu, true, true, false, true, [](double n, double) { return gesv_counts(n, 1); }};
+inline constexpr operation posv_batched{
+    "posv", factorization::cholesky, true, true, false, true, [](double n, double) { return posv_counts(n, 1); }};
 
 // The dense solve family, in the order its rows are registered.
 inline constexpr const operation* solve_family[] = {&gesv, &posv, &getrf, &getrs, &potrf, &potrs, &gemm};

@@ -83,8 +83,9 @@ bool common_options::has(const char* precision) const {
 std::vector<flag> common_flags(common_options& o, const std::string& sizes_help) {
   return {
       {"--sizes", "N[,N...]|max", "SOLVE_BENCH_SIZES",
-       "matrix orders (" + sizes_help + "); max: each family at the largest n its device's free memory and its "
-       "library's limits allow, said at the start of the run",
+       "matrix orders (" + sizes_help +
+           "); max: each family at the largest n its device's free memory and its "
+           "library's limits allow, said at the start of the run",
        [&o](const std::string& w, const std::string& v) {
          o.sizes_max = v == "max";
          o.sizes = o.sizes_max ? std::vector<std::int64_t>{} : parse_size_list(w, v, max_size);
@@ -96,10 +97,12 @@ std::vector<flag> common_flags(common_options& o, const std::string& sizes_help)
       {"--precisions", "d,s", "SOLVE_BENCH_PRECISIONS", "double (d) and/or single (s)",
        [&o](const std::string& w, const std::string& v) {
          o.precisions = split(v, ',');
-         if (o.precisions.empty()) throw usage_error(w + ": empty list (expected some of " + precision_letters_text() + ")");
+         if (o.precisions.empty())
+           throw usage_error(w + ": empty list (expected some of " + precision_letters_text() + ")");
          for (const auto& p : o.precisions)
            if (!is_precision_letter(p))
-             throw usage_error(w + ": '" + p + "' is not a precision (expected some of " + precision_letters_text() + ")");
+             throw usage_error(w + ": '" + p + "' is not a precision (expected some of " + precision_letters_text() +
+                               ")");
        },
        [&o] { return join_names(o.precisions, [](const std::string& p) { return p; }); }()},
       {"--kind", "KIND", "SOLVE_BENCH_KIND",
@@ -112,7 +115,8 @@ std::vector<flag> common_flags(common_options& o, const std::string& sizes_help)
          o.seed = static_cast<std::uint64_t>(parse_int(w, v, 0, INT64_MAX));
        },
        [&o] { return std::to_string(o.seed); }()},
-      {"--rows_out", "PATH", "SOLVE_BENCH_ROWS_OUT", "JSON-lines log of finished rows (PATH.partial while the run goes)",
+      {"--rows_out", "PATH", "SOLVE_BENCH_ROWS_OUT",
+       "JSON-lines log of finished rows (PATH.partial while the run goes)",
        [&o](const std::string& w, const std::string& v) {
          if (v.empty()) throw usage_error(w + ": empty path");
          o.rows_out = v;
@@ -232,13 +236,15 @@ std::vector<flag> mgpu_flags(mgpu_options& o) {
 
 void parse_flags(const std::vector<flag>& flags, int argc, char** argv, common_options&, char** env) {
   // Variables of the tools around the binary, read by them, not by a flag.
-  static const char* const tool_variables[] = {"SOLVE_BENCH_CMAKE_ARGS", "SOLVE_BENCH_OUT", "SOLVE_BENCH_RANKS",
-                                                "SOLVE_BENCH_INJECT_FAULT", "SOLVE_BENCH_REEXEC_DEPTH",
-                                                "SOLVE_BENCH_TEST_SLOWDOWN", "SOLVE_BENCH_IGNORE_IRS_LIMIT"};
+  static const char* const tool_variables[] = {"SOLVE_BENCH_CMAKE_ARGS",      "SOLVE_BENCH_OUT",
+                                               "SOLVE_BENCH_RANKS",           "SOLVE_BENCH_INJECT_FAULT",
+                                               "SOLVE_BENCH_REEXEC_DEPTH",    "SOLVE_BENCH_TEST_SLOWDOWN",
+                                               "SOLVE_BENCH_IGNORE_IRS_LIMIT"};
   for (char** e = env; e && *e; ++e) {
     const std::string entry = *e, name = entry.substr(0, entry.find('='));
     if (name.rfind("SOLVE_BENCH_", 0) != 0) continue;
-    bool known = std::any_of(std::begin(tool_variables), std::end(tool_variables), [&](const char* t) { return name == t; });
+    bool known =
+        std::any_of(std::begin(tool_variables), std::end(tool_variables), [&](const char* t) { return name == t; });
     for (const auto& f : flags) known = known || name == f.env;
     if (!known) throw usage_error("environment variable " + name + " names no flag of this binary");
   }

@@ -52,12 +52,23 @@ std::string csv_cell(const json& v) {
 
 // One flat line a run: the id's fields, the time in ms and every counter as a column.
 std::string csv_of(const std::vector<json>& entries) {
-  static const char* const fixed[] = {"name", "backend", "device", "placement", "path", "library", "op", "precision",
-                                      "factor", "n", "nrhs", "run_type", "aggregate_name", "repetition_index",
-                                      "iterations", "time_ms", "error_message"};
-  static const std::set<std::string> skip = {"id", "samples_ms", "run_name", "family_index", "per_family_instance_index",
-                                             "repetitions", "threads", "real_time", "cpu_time", "time_unit",
-                                             "aggregate_unit", "error_occurred", "label"};
+  static const char* const fixed[] = {"name",    "backend",      "device",         "placement",        "path",
+                                      "library", "op",           "precision",      "factor",           "n",
+                                      "nrhs",    "run_type",     "aggregate_name", "repetition_index", "iterations",
+                                      "time_ms", "error_message"};
+  static const std::set<std::string> skip = {"id",
+                                             "samples_ms",
+                                             "run_name",
+                                             "family_index",
+                                             "per_family_instance_index",
+                                             "repetitions",
+                                             "threads",
+                                             "real_time",
+                                             "cpu_time",
+                                             "time_unit",
+                                             "aggregate_unit",
+                                             "error_occurred",
+                                             "label"};
   std::vector<std::string> columns(std::begin(fixed), std::end(fixed));
   std::set<std::string> seen(columns.begin(), columns.end());
   std::vector<std::string> axes;
@@ -94,7 +105,8 @@ output_plan plan_outputs(const common_options& opt, const gb_settings& gb, const
   plan.out = gb.out;
   plan.out_format = gb.out_format;
   const auto strip = [](std::string s, const std::string& ext) {
-    if (s.size() > ext.size() && s.compare(s.size() - ext.size(), ext.size(), ext) == 0) s.resize(s.size() - ext.size());
+    if (s.size() > ext.size() && s.compare(s.size() - ext.size(), ext.size(), ext) == 0)
+      s.resize(s.size() - ext.size());
     return s;
   };
   std::string stem;
@@ -115,7 +127,8 @@ output_plan plan_outputs(const common_options& opt, const gb_settings& gb, const
   if (!plan.out.empty()) files.emplace_back("--benchmark_out", plan.out);
   if (!plan.rows.empty()) files.emplace_back("the rows log", plan.rows);
   if (!plan.base.empty())
-    for (const std::string ext : {".audit.json", ".verdict.json", ".verdict.md"}) files.emplace_back("a sidecar", plan.base + ext);
+    for (const std::string ext : {".audit.json", ".verdict.json", ".verdict.md"})
+      files.emplace_back("a sidecar", plan.base + ext);
   for (std::size_t i = 0; i < files.size(); ++i) {
     if (const std::string why = why_not_writable(files[i].second); !why.empty())
       throw usage_error(files[i].first + ": " + why);

@@ -23,9 +23,9 @@ using json = nlohmann::ordered_json;
 // row's "id" (and its fields at the top level, for flat tables) and "samples_ms".
 struct row_entry {
   json entry;
-  std::string name;       // the row's name (no /manual_time)
-  bool aggregate = false; // mean, median, stddev, cv of the repetitions
-  bool failed = false;    // an error or a refusal
+  std::string name;        // the row's name (no /manual_time)
+  bool aggregate = false;  // mean, median, stddev, cv of the repetitions
+  bool failed = false;     // an error or a refusal
 };
 
 class printer {
@@ -64,7 +64,7 @@ struct display_options {
   bool aggregates_only = false;    // --benchmark_display_aggregates_only / report_aggregates_only
   bool color = false;
   std::size_t name_width = 40;
-  bool continued = false;          // a re-executed process continues its parent's table: no second header
+  bool continued = false;  // a re-executed process continues its parent's table: no second header
 };
 std::unique_ptr<printer> make_display(const display_options& o, std::ostream& out);
 

@@ -32,13 +32,13 @@ class progress_printer final : public printer {
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
     const std::size_t total = std::max(planned_.size(), done_.size());
     std::string eta = "?";
-    if (done_cost_ > 0 && total_cost_ >= done_cost_) eta = clock_text(elapsed * (total_cost_ - done_cost_) / done_cost_);
+    if (done_cost_ > 0 && total_cost_ >= done_cost_)
+      eta = clock_text(elapsed * (total_cost_ - done_cost_) / done_cost_);
     const std::string k = std::to_string(done_.size()), n = std::to_string(total);
     if (tty_)
       std::cerr << "[" << std::string(n.size() - std::min(n.size(), k.size()), ' ') << k << "/" << n << "] "
                 << clock_text(elapsed) << " elapsed, ETA " << eta << "  " << name << "\n";
-    else
-      std::cerr << "[" << k << "/" << n << "] " << clock_text(elapsed) << " eta " << eta << "\n";
+    else std::cerr << "[" << k << "/" << n << "] " << clock_text(elapsed) << " eta " << eta << "\n";
   }
 
  private:

@@ -19,11 +19,11 @@ namespace solvebench::bench {
 
 // A backend as data: the name's first element and where and how its rows time.
 struct backend_desc {
-  const char* name;       // "CPU", "CPU-driver", "GPU-pinned", ...
-  const char* device;     // "cpu", "gpu"
-  const char* placement;  // "resident", "pinned", "pageable"
-  const char* path;       // "halves", "driver", "batched", "loop"
-  const char* library;    // "lapack", "cusolver", ...
+  const char* name;               // "CPU", "CPU-driver", "GPU-pinned", ...
+  const char* device;             // "cpu", "gpu"
+  const char* placement;          // "resident", "pinned", "pageable"
+  const char* path;               // "halves", "driver", "batched", "loop"
+  const char* library;            // "lapack", "cusolver", ...
   const char* gemm_library = "";  // the library of its GEMM rows ("blas", "cublas"); "" when it has none
 };
 
@@ -69,9 +69,12 @@ struct problem {
   double flops() const {
     const flop_counts c = op->counts(static_cast<double>(n), static_cast<double>(nrhs));
     const bool complex = id.precision == 'c' || id.precision == 'z';
-    return (complex ? solvebench::flops<std::complex<double>>(c) : solvebench::flops<double>(c)) * static_cast<double>(count);
+    return (complex ? solvebench::flops<std::complex<double>>(c) : solvebench::flops<double>(c)) *
+           static_cast<double>(count);
   }
-  std::int64_t integer(const std::string& key, std::int64_t fallback) const { return id.int_axis(key).value_or(fallback); }
+  std::int64_t integer(const std::string& key, std::int64_t fallback) const {
+    return id.int_axis(key).value_or(fallback);
+  }
 };
 
 // The matrix of a cond:C row: MAGMA's svd_geo shape (singular values geometric, ratio C),
@@ -81,7 +84,8 @@ conditioned_spec conditioned_matrix(const problem& p);
 
 // The problem a row's id describes: n, nrhs, batch (count), kind and cond from its axes; the
 // matrix kind otherwise from --kind, else the operation's default.
-problem make_problem(const row_id& id, const operation& op, std::optional<matrix_kind> requested_kind, std::uint64_t seed);
+problem make_problem(const row_id& id, const operation& op, std::optional<matrix_kind> requested_kind,
+                     std::uint64_t seed);
 
 // The largest n in [1, limit] whose `bytes(n)` fits in `available` (bisection; bytes grows with
 // n), rounded down to a multiple of 64 past 1024; none when not even n = 1 fits.

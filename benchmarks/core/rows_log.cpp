@@ -17,7 +17,8 @@ rows_log::rows_log(const std::string& path, bool append) : path_(path), append_(
   if (fd < 0) throw error("cannot write the rows log " + path + ": " + std::strerror(errno));
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     ::close(fd);
-    throw error("another solve_bench run is writing " + path + " (it holds the file's lock); wait for it, or "
+    throw error("another solve_bench run is writing " + path +
+                " (it holds the file's lock); wait for it, or "
                 "give this run other outputs");
   }
   if (!append && ::ftruncate(fd, 0) != 0) {

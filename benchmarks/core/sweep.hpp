@@ -59,8 +59,8 @@ struct backend_rows {
   std::vector<axis_values> axes;
 };
 template <class... Bindings, class... Extra>
-backend_rows<std::tuple<Extra...>, Bindings...> declare(backend_desc desc, row_backend* hooks, std::vector<axis_values> axes,
-                                                         Extra... extra) {
+backend_rows<std::tuple<Extra...>, Bindings...> declare(backend_desc desc, row_backend* hooks,
+                                                        std::vector<axis_values> axes, Extra... extra) {
   return {desc, hooks, std::tuple<Extra...>(std::move(extra)...), std::move(axes)};
 }
 
@@ -75,7 +75,6 @@ struct sweep_space {
   // (the largest that fits: largest_fitting_n), none to leave the row out.
   std::function<std::optional<std::int64_t>(const backend_desc&, const operation&, char precision)> largest;
 };
-
 
 namespace sweep_detail {
 
@@ -99,7 +98,8 @@ bool add_with(const backend_rows<Extras, Binding, Rest...>& b, const operation& 
     register_row(p.id, make, b.hooks);
     return true;
   }
-  if constexpr (sizeof...(Rest) > 0) return add_with<T>(backend_rows<Extras, Rest...>{b.desc, b.hooks, b.extras, b.axes}, op, p);
+  if constexpr (sizeof...(Rest) > 0)
+    return add_with<T>(backend_rows<Extras, Rest...>{b.desc, b.hooks, b.extras, b.axes}, op, p);
   return false;
 }
 
@@ -117,7 +117,8 @@ void add_rows(const backend_rows<Extras, Bindings...>& b, const operation& op, c
     else rhs.emplace_back();
     for (const auto& k : rhs) {
       row_id id = make_row_id<T>(b.desc, op, n, k);
-      axis_product(b.axes, 0, id, [&](const row_id& full) { add_with<T>(b, op, make_problem(full, op, s.kind, s.seed)); });
+      axis_product(b.axes, 0, id,
+                   [&](const row_id& full) { add_with<T>(b, op, make_problem(full, op, s.kind, s.seed)); });
     }
   }
 }

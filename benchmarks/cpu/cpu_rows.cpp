@@ -56,7 +56,8 @@ std::optional<std::int64_t> largest_cpu_n(const backend_desc& b, const operation
 template <class Adapter, timed Kind>
 void add(const row_id& id, const operation& op, std::optional<matrix_kind> kind, std::uint64_t seed) {
   const problem p = make_problem(id, op, kind, seed);
-  register_row(id, [p] { return std::make_unique<solve_fixture<Adapter, Kind>>(p); }, &cpu_backend());
+  register_row(
+      id, [p] { return std::make_unique<solve_fixture<Adapter, Kind>>(p); }, &cpu_backend());
 }
 
 }  // namespace
@@ -79,7 +80,8 @@ void register_rows(const common_options& opt, const mixed_options& mixed, const 
 
   std::vector<std::int64_t> mixed_sizes = opt.sizes.empty() ? mixed.cpu_sizes : opt.sizes;
   if (opt.sizes_max) {
-    const problem probe = make_problem(make_row_id<double>(cpu_mixed, ops::gesv, 1, 1), ops::gesv, std::nullopt, opt.seed);
+    const problem probe =
+        make_problem(make_row_id<double>(cpu_mixed, ops::gesv, 1, 1), ops::gesv, std::nullopt, opt.seed);
     const auto n = largest_fitting_n(
         [&](std::int64_t m) {
           problem p = probe;
@@ -100,15 +102,18 @@ void register_rows(const common_options& opt, const mixed_options& mixed, const 
         add<dsgesv_adapter, timed::driver>(refined, ops::gesv, std::nullopt, opt.seed);
       }
 
-  for_each_precision(opt.precisions, [&](auto precision) {
-    using T = typename decltype(precision)::type;
-    for (const operation* op : {&ops::gesv_batched, &ops::posv_batched})
-      for (auto n : batched.cpu_n)
-        for (auto count : batched.cpu_count) {
-          row_id id = make_row_id<T>(cpu_batched, *op, n);
-          add<batched_adapter<T>, timed::driver>(add_axis(id, "batch", count), *op, std::nullopt, opt.seed);
-        }
-  }, real_precisions{});  // batched solvers: s and d
+  for_each_precision(
+      opt.precisions,
+      [&](auto precision) {
+        using T = typename decltype(precision)::type;
+        for (const operation* op : {&ops::gesv_batched, &ops::posv_batched})
+          for (auto n : batched.cpu_n)
+            for (auto count : batched.cpu_count) {
+              row_id id = make_row_id<T>(cpu_batched, *op, n);
+              add<batched_adapter<T>, timed::driver>(add_axis(id, "batch", count), *op, std::nullopt, opt.seed);
+            }
+      },
+      real_precisions{});  // batched solvers: s and d
 }
 
 }  // namespace solvebench::bench::cpu

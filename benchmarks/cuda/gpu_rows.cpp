@@ -88,8 +88,10 @@ std::optional<std::int64_t> largest_mixed_n(const common_options& opt, const mix
     irs.lowest = f;
     irs.max_iters = static_cast<int>(mixed.irs_max_iters);
     const auto bytes = [&](std::int64_t m) -> std::uint64_t {
-      if (static_cast<double>(m) * static_cast<double>(m) * sizeof(double) > static_cast<double>(usable)) return UINT64_MAX;
-      const problem p = make_problem(make_row_id<double>(gpu_mixed, ops::gesv, m, 1), ops::gesv, std::nullopt, opt.seed);
+      if (static_cast<double>(m) * static_cast<double>(m) * sizeof(double) > static_cast<double>(usable))
+        return UINT64_MAX;
+      const problem p =
+          make_problem(make_row_id<double>(gpu_mixed, ops::gesv, m, 1), ops::gesv, std::nullopt, opt.seed);
       try {
         return irs_adapter::device_bytes(p, ctx, irs);
       } catch (const std::exception&) {
@@ -105,8 +107,8 @@ std::optional<std::int64_t> largest_mixed_n(const common_options& opt, const mix
     cuda::irs_options irs;
     const auto known = cuda::irs_largest_n(irs);
     largest_notes_add("GPU mixed precision (every factorization, and dgesv beside them) at n = " + std::to_string(*n) +
-                      (known ? ": cuSOLVER " + cuda::cusolver_version_text() + "'s IRS limit is n = " +
-                                   std::to_string(*known) + " (measured), and memory"
+                      (known ? ": cuSOLVER " + cuda::cusolver_version_text() +
+                                   "'s IRS limit is n = " + std::to_string(*known) + " (measured), and memory"
                              : ": memory (no IRS limit is known for cuSOLVER " + cuda::cusolver_version_text() + ")"));
   }
   return n;
@@ -156,15 +158,16 @@ registration register_rows(const common_options& opt, const gpu_options& gpu, co
       return n;
     };
   const auto ctx = std::ref(context());
-  register_sweep(space,
-                 declare<bind<timed::halves, lu_rows, &ops::gesv, &ops::getrf, &ops::getrs>,
-                         bind<timed::halves, cholesky_rows, &ops::posv, &ops::potrf, &ops::potrs>>(gpu_resident, &rows_backend(),
-                                                                                                 {}, ctx, gpu.api),
-                 declare<bind<timed::multiply, gemm_adapter, &ops::gemm>>(gpu_resident, &rows_backend(), {}, ctx),
-                 declare<bind<timed::halves, lu_transfer, &ops::gesv>, bind<timed::halves, cholesky_transfer, &ops::posv>>(
-                     gpu_pinned, &rows_backend(), {}, ctx, gpu.api, host_memory::pinned),
-                 declare<bind<timed::halves, lu_transfer, &ops::gesv>, bind<timed::halves, cholesky_transfer, &ops::posv>>(
-                     gpu_pageable, &rows_backend(), {}, ctx, gpu.api, host_memory::pageable));
+  register_sweep(
+      space,
+      declare<bind<timed::halves, lu_rows, &ops::gesv, &ops::getrf, &ops::getrs>,
+              bind<timed::halves, cholesky_rows, &ops::posv, &ops::potrf, &ops::potrs>>(gpu_resident, &rows_backend(),
+                                                                                        {}, ctx, gpu.api),
+      declare<bind<timed::multiply, gemm_adapter, &ops::gemm>>(gpu_resident, &rows_backend(), {}, ctx),
+      declare<bind<timed::halves, lu_transfer, &ops::gesv>, bind<timed::halves, cholesky_transfer, &ops::posv>>(
+          gpu_pinned, &rows_backend(), {}, ctx, gpu.api, host_memory::pinned),
+      declare<bind<timed::halves, lu_transfer, &ops::gesv>, bind<timed::halves, cholesky_transfer, &ops::posv>>(
+          gpu_pageable, &rows_backend(), {}, ctx, gpu.api, host_memory::pageable));
 
   if (opt.has("d")) {  // mixed precision: fp64 in and out, beside plain dgesv on the same matrix
     std::vector<std::int64_t> mixed_sizes = opt.sizes.empty() ? mixed.gpu_sizes : opt.sizes;
@@ -199,7 +202,8 @@ registration register_rows(const common_options& opt, const gpu_options& gpu, co
               irs.solver = r;
               irs.tolerance = 0;
               row_id id = mixed_row();
-              add<irs_adapter, timed::driver>(add_axis(id, "refine", to_string(r)), ops::gesv, std::nullopt, opt.seed, irs);
+              add<irs_adapter, timed::driver>(add_axis(id, "refine", to_string(r)), ops::gesv, std::nullopt, opt.seed,
+                                              irs);
               for (double tol : mixed.tolerances) {
                 irs.tolerance = tol;
                 char text[32];
@@ -214,27 +218,31 @@ registration register_rows(const common_options& opt, const gpu_options& gpu, co
       }
   }
 
-  for_each_precision(opt.precisions, [&](auto precision) {
-    using T = typename decltype(precision)::type;
-    const auto batch_row = [&](const backend_desc& b, const operation& op, std::int64_t n, std::int64_t count) {
-      row_id id = make_row_id<T>(b, op, n);
-      return add_axis(id, "batch", count);
-    };
-    for (auto n : batched.n)
-      for (auto count : batched.count)
-        add<batched_adapter<T, cuda::batched_lu<T>>, timed::halves>(batch_row(gpu_batched, ops::gesv_batched, n, count),
-                                                                    ops::gesv_batched, std::nullopt, opt.seed);
-    for (auto n : batched.n)
-      for (auto count : batched.count)
-        add<batched_adapter<T, cuda::batched_cholesky<T>>, timed::halves>(
-            batch_row(gpu_batched_cholesky, ops::posv_batched, n, count), ops::posv_batched, std::nullopt, opt.seed);
-    if (solvebench::precision<T>::letter == 'd')  // the naive loop, to show why batching matters
-      for (auto n : batched.n)
-        for (auto count : batched.count)
-          if (naive_loop_size(n))
-            add<loop_adapter<T>, timed::driver>(batch_row(gpu_loop, ops::gesv_batched, n, count), ops::gesv_batched,
-                                                std::nullopt, opt.seed);
-  }, real_precisions{});  // batched solvers: s and d
+  for_each_precision(
+      opt.precisions,
+      [&](auto precision) {
+        using T = typename decltype(precision)::type;
+        const auto batch_row = [&](const backend_desc& b, const operation& op, std::int64_t n, std::int64_t count) {
+          row_id id = make_row_id<T>(b, op, n);
+          return add_axis(id, "batch", count);
+        };
+        for (auto n : batched.n)
+          for (auto count : batched.count)
+            add<batched_adapter<T, cuda::batched_lu<T>>, timed::halves>(
+                batch_row(gpu_batched, ops::gesv_batched, n, count), ops::gesv_batched, std::nullopt, opt.seed);
+        for (auto n : batched.n)
+          for (auto count : batched.count)
+            add<batched_adapter<T, cuda::batched_cholesky<T>>, timed::halves>(
+                batch_row(gpu_batched_cholesky, ops::posv_batched, n, count), ops::posv_batched, std::nullopt,
+                opt.seed);
+        if (solvebench::precision<T>::letter == 'd')  // the naive loop, to show why batching matters
+          for (auto n : batched.n)
+            for (auto count : batched.count)
+              if (naive_loop_size(n))
+                add<loop_adapter<T>, timed::driver>(batch_row(gpu_loop, ops::gesv_batched, n, count), ops::gesv_batched,
+                                                    std::nullopt, opt.seed);
+      },
+      real_precisions{});  // batched solvers: s and d
   out.registered = true;
   return out;
 }

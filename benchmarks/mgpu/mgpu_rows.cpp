@@ -41,8 +41,10 @@ template <class T>
 class adapter {
  public:
   explicit adapter(const problem& p)
-      : p_(p), ctx_(context_for(static_cast<int>(p.integer("gpus", 1)))),
-        system_(ctx_, p.op->family, p.n, p.nrhs, p.integer("tile", 512)), tile_(p.integer("tile", 512)) {}
+      : p_(p),
+        ctx_(context_for(static_cast<int>(p.integer("gpus", 1)))),
+        system_(ctx_, p.op->family, p.n, p.nrhs, p.integer("tile", 512)),
+        tile_(p.integer("tile", 512)) {}
   void restore(bool a, bool b) {
     if (a) system_.generate(p_.kind, p_.seed);
     else if (b) system_.generate_rhs();
@@ -102,9 +104,10 @@ registration register_rows(const common_options& opt, const mgpu_options& mgpu) 
   for (auto g : gpus)
     if (g <= present) usable.push_back(g);
   const sweep_space space{opt.precisions, mgpu.sizes, opt.nrhs, opt.kind, opt.seed, nullptr};
-  register_sweep<real_precisions>(space, declare<bind<timed::halves, mg_rows, &ops::gesv, &ops::getrf, &ops::getrs>,
-                                bind<timed::halves, mg_rows, &ops::posv, &ops::potrf, &ops::potrs>>(
-                            mgpu_rows_desc, nullptr, {axis("gpus", usable), axis("tile", mgpu.tiles)}));
+  register_sweep<real_precisions>(space,
+                                  declare<bind<timed::halves, mg_rows, &ops::gesv, &ops::getrf, &ops::getrs>,
+                                          bind<timed::halves, mg_rows, &ops::posv, &ops::potrf, &ops::potrs>>(
+                                      mgpu_rows_desc, nullptr, {axis("gpus", usable), axis("tile", mgpu.tiles)}));
   for (auto g : gpus)
     if (g > present)
       out.notes.push_back("MGPU rows with gpus:" + std::to_string(g) + " not registered: " + std::to_string(present) +

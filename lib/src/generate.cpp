@@ -42,7 +42,7 @@ host_matrix<T> generate_rhs(std::int64_t n, std::int64_t nrhs, std::uint64_t see
   });
 }
 
-#define SB_INSTANTIATE(T)                                                      \
+#define SB_INSTANTIATE(T)                                                            \
   template host_matrix<T> generate_matrix(matrix_kind, std::int64_t, std::uint64_t); \
   template host_matrix<T> generate_rhs(std::int64_t, std::int64_t, std::uint64_t);
 SB_INSTANTIATE(float)

@@ -31,8 +31,7 @@ W widen(const T& v) {
 
 // y = M v (column-major m x k times a vector), and optionally the row sums of |M|.
 template <class T, class W = wide_t<T>>
-void gemv_wide(const host_matrix<T>& m, const std::vector<W>& v, std::vector<W>& y,
-               std::vector<double>* abs_row_sums) {
+void gemv_wide(const host_matrix<T>& m, const std::vector<W>& v, std::vector<W>& y, std::vector<double>* abs_row_sums) {
   const std::int64_t rows = m.rows(), cols = m.cols();
   y.assign(static_cast<std::size_t>(rows), W(0));
   if (abs_row_sums) abs_row_sums->assign(static_cast<std::size_t>(rows), 0.0);
@@ -113,7 +112,7 @@ void check_residual(const std::string& what, double resid) {
   if (!(resid < residual_threshold)) throw residual_check_failed(what, resid);
 }
 
-#define SB_INSTANTIATE(T)                                                                         \
+#define SB_INSTANTIATE(T)                                                                                   \
   template double hpl_scaled_residual(const host_matrix<T>&, const host_matrix<T>&, const host_matrix<T>&); \
   template double gemm_scaled_residual(const host_matrix<T>&, const host_matrix<T>&, const host_matrix<T>&);
 SB_INSTANTIATE(float)

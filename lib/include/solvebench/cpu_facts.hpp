@@ -26,9 +26,9 @@ int cores_available();
 // What /proc/cpuinfo says about its first processor. x86 gives vendor, family, model, "model
 // name" and "flags"; aarch64 gives "Features", "CPU implementer" and "CPU part", and no name.
 struct cpuinfo {
-  std::string architecture;  // "x86_64", "aarch64" or "" (from which keys the text has)
-  std::string vendor;        // "GenuineIntel", "AuthenticAMD", "HygonGenuine"; aarch64: "0x41"
-  std::string model_name;    // "Intel(R) Xeon(R) Gold 6248 CPU @ 2.50GHz"; "" when absent
+  std::string architecture;     // "x86_64", "aarch64" or "" (from which keys the text has)
+  std::string vendor;           // "GenuineIntel", "AuthenticAMD", "HygonGenuine"; aarch64: "0x41"
+  std::string model_name;       // "Intel(R) Xeon(R) Gold 6248 CPU @ 2.50GHz"; "" when absent
   int family = -1, model = -1;  // x86 "cpu family" and "model"
   std::string part;             // aarch64 "CPU part", "0xd0c"
   std::set<std::string> flags;  // x86 "flags", aarch64 "Features"
@@ -57,11 +57,11 @@ const char* to_string(kernel_fit fit) noexcept;  // "unknown", "narrower", "matc
 // How many FMA (or, without FMA, add + multiply) units a core has, how wide each is, and where
 // the number came from: the count cannot be read from the flags.
 struct fma_units {
-  int units = 0;          // FMA pipes per core (without FMA: pairs of one add and one multiply pipe)
-  int unit_bits = 0;      // datapath width of each: 256 on Zen 4, although its ISA is AVX-512
-  bool fma = false;       // fused multiply-add (2 flops per lane); else separate add and multiply
-  bool assumed = false;   // no table entry knows this CPU
-  std::string source;     // "Xeon Scalable Gold 6xxx (Skylake-SP/Cascade Lake): 2 AVX-512 FMA units"
+  int units = 0;         // FMA pipes per core (without FMA: pairs of one add and one multiply pipe)
+  int unit_bits = 0;     // datapath width of each: 256 on Zen 4, although its ISA is AVX-512
+  bool fma = false;      // fused multiply-add (2 flops per lane); else separate add and multiply
+  bool assumed = false;  // no table entry knows this CPU
+  std::string source;    // "Xeon Scalable Gold 6xxx (Skylake-SP/Cascade Lake): 2 AVX-512 FMA units"
 };
 // From the ISA, vendor, family/model, model name (Xeon SKU digits) and Arm part number.
 fma_units fma_units_of(const cpuinfo& cpu, const std::string& isa, int sve_vector_bits = 0);
@@ -85,8 +85,8 @@ clock_reading choose_clock(const cpuinfo& cpu, std::optional<double> cpufreq_max
 std::optional<double> measure_clock_mhz();
 
 struct peak {
-  std::string isa;          // vector_isa()
-  int vector_bits = 0;      // register width of that ISA (SVE: its vector length)
+  std::string isa;      // vector_isa()
+  int vector_bits = 0;  // register width of that ISA (SVE: its vector length)
   fma_units units;
   clock_reading clk;
   int cores = 0;
@@ -110,8 +110,8 @@ std::string blas_core_isa(std::string_view core);
 
 // The variables that force a kernel set on the BLAS, "NAME=value" ";"-joined for those set
 // (e.g. "OPENBLAS_CORETYPE=SkylakeX"); "" when none is. `getenv` is injectable for tests.
-inline constexpr const char* blas_core_variables[] = {"OPENBLAS_CORETYPE", "BLIS_ARCH_TYPE",
-                                                      "MKL_ENABLE_INSTRUCTIONS", "MKL_DEBUG_CPU_TYPE"};
+inline constexpr const char* blas_core_variables[] = {"OPENBLAS_CORETYPE", "BLIS_ARCH_TYPE", "MKL_ENABLE_INSTRUCTIONS",
+                                                      "MKL_DEBUG_CPU_TYPE"};
 std::string blas_core_override(const std::function<const char*(const char*)>& getenv);
 
 // {"blas_core_isa", blas_core_isa(core)}, {"blas_core_override", from the environment}.

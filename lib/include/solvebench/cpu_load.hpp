@@ -49,8 +49,7 @@ struct load_between {
 };
 // Between two samples, with `ticks_per_second` jiffies a second (sysconf(_SC_CLK_TCK)). Empty
 // when no time passed or a counter went backwards.
-std::optional<load_between> load_during(const load_sample& before, const load_sample& after,
-                                        double ticks_per_second);
+std::optional<load_between> load_during(const load_sample& before, const load_sample& after, double ticks_per_second);
 
 // The shortest loop the row counters are given for: jiffies are 10 ms, and each of the four
 // readings (two CPUs' counters and this process's, twice) can be a tick off, so a 0.2 s loop on

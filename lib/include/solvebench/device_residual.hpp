@@ -24,8 +24,8 @@ double hpl_scaled_residual(const T* a, const T* x, const T* b, std::int64_t n, s
 // rounded to T first, as the generators wrote them (generate.hpp). A row that restores its
 // inputs by regenerating them keeps no copy of A for its check.
 template <class T>
-double hpl_scaled_residual_generated(matrix_kind kind, std::uint64_t seed, const T* x, std::int64_t n, std::int64_t nrhs,
-                                     cudaStream_t stream);
+double hpl_scaled_residual_generated(matrix_kind kind, std::uint64_t seed, const T* x, std::int64_t n,
+                                     std::int64_t nrhs, cudaStream_t stream);
 
 // Freivalds-style check of C = A B (all n x n on the device): the device twin of
 // gemm_scaled_residual() in residual.hpp.

@@ -26,7 +26,8 @@ std::string trim(std::string_view s) {
 
 std::string lower(std::string_view s) {
   std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return out;
 }
 
@@ -77,19 +78,19 @@ const arm_core* arm_core_of(const cpuinfo& c) {
 
 fma_units known(int units, int bits, std::string source) { return {units, bits, true, false, std::move(source)}; }
 
-fma_units assumed(int units, int bits, std::string source) { return {units, bits, true, true, "assumed: " + std::move(source)}; }
+fma_units assumed(int units, int bits, std::string source) {
+  return {units, bits, true, true, "assumed: " + std::move(source)};
+}
 
 // AMD (and Hygon) by "cpu family": each family is a core generation.
 std::optional<fma_units> amd_units(const cpuinfo& c, const std::string& isa) {
   const std::string fam = " (family " + std::to_string(c.family) + ", model " + std::to_string(c.model) + ")";
   switch (c.family) {
-    case 0x15:
-      return known(1, 128, "AMD Bulldozer family" + fam + ": two 128-bit FMA units per module of two cores");
+    case 0x15: return known(1, 128, "AMD Bulldozer family" + fam + ": two 128-bit FMA units per module of two cores");
     case 0x17:
       if (c.model < 0x30) return known(2, 128, "AMD Zen/Zen+" + fam + ": 2 x 128-bit FMA units");
       return known(2, 256, "AMD Zen 2" + fam + ": 2 x 256-bit FMA units");
-    case 0x18:
-      return known(2, 128, "Hygon Dhyana (Zen)" + fam + ": 2 x 128-bit FMA units");
+    case 0x18: return known(2, 128, "Hygon Dhyana (Zen)" + fam + ": 2 x 128-bit FMA units");
     case 0x19:
       if (isa == "avx512") return known(2, 256, "AMD Zen 4" + fam + ": AVX-512 on 2 x 256-bit FMA units");
       return known(2, 256, "AMD Zen 3" + fam + ": 2 x 256-bit FMA units");
@@ -99,8 +100,7 @@ std::optional<fma_units> amd_units(const cpuinfo& c, const std::string& isa) {
       if ((c.model <= 0x1f || (c.model >= 0x40 && c.model <= 0x4f)) && isa == "avx512")
         return known(2, 512, "AMD Zen 5" + fam + ": 2 x 512-bit FMA units");
       return assumed(2, 256, "AMD Zen 5" + fam + ", taken as a mobile part with 256-bit FMA units");
-    default:
-      return std::nullopt;
+    default: return std::nullopt;
   }
 }
 
@@ -121,17 +121,26 @@ std::optional<fma_units> intel_units(const cpuinfo& c, const std::string& isa) {
   if (c.family != 6) return std::nullopt;
   const std::string id = " (family 6, model " + std::to_string(c.model) + ")";
   switch (c.model) {
-    case 0x6a: case 0x6c: return known(2, 512, "Intel Ice Lake-SP" + id + ": 2 AVX-512 FMA units");
+    case 0x6a:
+    case 0x6c: return known(2, 512, "Intel Ice Lake-SP" + id + ": 2 AVX-512 FMA units");
     case 0x8f: return known(2, 512, "Intel Sapphire Rapids" + id + ": 2 AVX-512 FMA units");
     case 0xcf: return known(2, 512, "Intel Emerald Rapids" + id + ": 2 AVX-512 FMA units");
-    case 0xad: case 0xae: return known(2, 512, "Intel Granite Rapids" + id + ": 2 AVX-512 FMA units");
-    case 0x57: case 0x85: return known(2, 512, "Intel Xeon Phi" + id + ": 2 AVX-512 FMA units");
-    case 0x66: case 0x7d: case 0x7e: case 0x8c: case 0x8d: case 0xa7:
+    case 0xad:
+    case 0xae: return known(2, 512, "Intel Granite Rapids" + id + ": 2 AVX-512 FMA units");
+    case 0x57:
+    case 0x85: return known(2, 512, "Intel Xeon Phi" + id + ": 2 AVX-512 FMA units");
+    case 0x66:
+    case 0x7d:
+    case 0x7e:
+    case 0x8c:
+    case 0x8d:
+    case 0xa7:
       return known(1, 512, "Intel client core with AVX-512" + id + ": ports 0 and 1 fuse into 1 AVX-512 FMA unit");
     case 0x55:
-      return assumed(2, 512, "Skylake-SP/Cascade Lake" + id +
-                                 " has 2 AVX-512 FMA units on Platinum and Gold 6xxx, 1 on Silver, Bronze and most "
-                                 "Gold 5xxx; the model name does not say which");
+      return assumed(2, 512,
+                     "Skylake-SP/Cascade Lake" + id +
+                         " has 2 AVX-512 FMA units on Platinum and Gold 6xxx, 1 on Silver, Bronze and most "
+                         "Gold 5xxx; the model name does not say which");
     default: return std::nullopt;
   }
 }
@@ -210,9 +219,9 @@ std::string vector_isa(const cpuinfo& c) {
 }
 
 int vector_isa_rank(std::string_view isa) {
-  static const std::pair<std::string_view, int> ranks[] = {
-      {"generic", 0}, {"sse", 1}, {"sse2", 1}, {"sse3", 1}, {"avx", 2}, {"avx2", 3},
-      {"avx512", 4},  {"neon", 1}, {"sve", 2}};
+  static const std::pair<std::string_view, int> ranks[] = {{"generic", 0}, {"sse", 1},  {"sse2", 1},
+                                                           {"sse3", 1},    {"avx", 2},  {"avx2", 3},
+                                                           {"avx512", 4},  {"neon", 1}, {"sve", 2}};
   for (const auto& [name, rank] : ranks)
     if (name == isa) return rank;
   return -1;
@@ -245,16 +254,19 @@ fma_units fma_units_of(const cpuinfo& c, const std::string& isa, int sve_vector_
       return known(core->units, isa == "sve" ? std::min(core->unit_bits, bits) : std::min(core->unit_bits, 128),
                    std::string(core->name) + " (part " + c.part + "): " + std::to_string(core->units) + " x " +
                        std::to_string(core->unit_bits) + "-bit FMA units");
-    return assumed(2, bits, "2 x " + std::to_string(bits) + "-bit FMA units (Arm part " + c.part + " not in the table)");
+    return assumed(2, bits,
+                   "2 x " + std::to_string(bits) + "-bit FMA units (Arm part " + c.part + " not in the table)");
   }
   if (isa == "sse2" || isa == "avx")  // no FMA: an add and a multiply pipe, each the full width
     return {1, bits, false, true, "assumed: no FMA; one " + std::to_string(bits) + "-bit add and one multiply pipe"};
   const bool amd = c.vendor == "AuthenticAMD" || c.vendor == "HygonGenuine";
-  if (const auto u = amd ? amd_units(c, isa) : c.vendor == "GenuineIntel" ? intel_units(c, isa) : std::nullopt) return *u;
+  if (const auto u = amd ? amd_units(c, isa) : c.vendor == "GenuineIntel" ? intel_units(c, isa) : std::nullopt)
+    return *u;
   return assumed(2, bits, "2 x " + std::to_string(bits) + "-bit FMA units, as on most cores with FMA");
 }
 
-clock_reading choose_clock(const cpuinfo& c, std::optional<double> cpufreq_max_khz, std::optional<double> measured_mhz) {
+clock_reading choose_clock(const cpuinfo& c, std::optional<double> cpufreq_max_khz,
+                           std::optional<double> measured_mhz) {
   clock_reading stated;
   static const std::regex nominal(R"(@\s*([0-9]+(\.[0-9]+)?)\s*([GM])Hz)");
   std::smatch m;
@@ -263,8 +275,8 @@ clock_reading choose_clock(const cpuinfo& c, std::optional<double> cpufreq_max_k
     stated = {std::strtod(m[1].str().c_str(), nullptr) * (m[3] == "G" ? 1000 : 1), "model name"};
   else if (c.mhz > 0) stated = {c.mhz, "/proc/cpuinfo cpu MHz"};
   if (measured_mhz && *measured_mhz > 1.03 * stated.mhz)
-    return {*measured_mhz, stated.mhz > 0 ? "measured, above the " + fixed(stated.mhz, 0) + " MHz of " + stated.source
-                                          : "measured"};
+    return {*measured_mhz,
+            stated.mhz > 0 ? "measured, above the " + fixed(stated.mhz, 0) + " MHz of " + stated.source : "measured"};
   return stated;
 }
 
@@ -305,7 +317,7 @@ peak theoretical_peak(const cpuinfo& c, const clock_reading& clk, int cores, int
   p.fp64_flops_per_cycle = p.units.unit_bits / 64.0 * 2 * p.units.units;
   p.fp32_flops_per_cycle = 2 * p.fp64_flops_per_cycle;
   if (p.fp64_flops_per_cycle <= 0 || clk.mhz <= 0 || cores <= 0) {
-    p.basis = p.isa.empty() ? "unknown: no vector ISA this table knows"
+    p.basis = p.isa.empty()  ? "unknown: no vector ISA this table knows"
               : clk.mhz <= 0 ? "unknown: no clock could be read"
                              : "unknown: no cores in this process's affinity mask";
     return p;
@@ -342,23 +354,64 @@ facts peak_facts(const cpuinfo& c, const peak& p, std::optional<double> measured
 std::string blas_core_isa(std::string_view core) {
   // OpenBLAS's core names (driver/others/dynamic*.c; uppercase in builds for one target) and
   // BLIS's arch names (bli_arch_string), which share the names of the cores they both know.
-  static const std::pair<std::string_view, std::string_view> table[] = {
-      {"generic", "generic"},
-      {"katmai", "sse"},          {"coppermine", "sse"},      {"northwood", "sse2"},   {"banias", "sse2"},
-      {"athlon", "sse2"},         {"opteron", "sse2"},        {"prescott", "sse3"},    {"opteron_sse3", "sse3"},
-      {"barcelona", "sse3"},      {"nano", "sse3"},           {"core2", "sse3"},       {"penryn", "sse3"},
-      {"dunnington", "sse3"},     {"nehalem", "sse3"},        {"atom", "sse3"},        {"bobcat", "sse3"},
-      {"sandybridge", "avx"},     {"bulldozer", "avx"},       {"haswell", "avx2"},     {"zen", "avx2"},
-      {"zen2", "avx2"},           {"zen3", "avx2"},           {"excavator", "avx2"},   {"steamroller", "avx2"},
-      {"piledriver", "avx2"},     {"skylakex", "avx512"},     {"cooperlake", "avx512"}, {"sapphirerapids", "avx512"},
-      {"skx", "avx512"},          {"knl", "avx512"},          {"zen4", "avx512"},      {"zen5", "avx512"},
-      {"armv8", "neon"},          {"cortexa53", "neon"},      {"cortexa55", "neon"},   {"cortexa57", "neon"},
-      {"cortexa72", "neon"},      {"cortexa73", "neon"},      {"cortexx1", "neon"},    {"neoversen1", "neon"},
-      {"thunderx", "neon"},       {"thunderx2t99", "neon"},   {"thunderx2", "neon"},   {"thunderx3t110", "neon"},
-      {"tsv110", "neon"},         {"emag8180", "neon"},       {"falkor", "neon"},      {"vortex", "neon"},
-      {"firestorm", "neon"},      {"altra", "neon"},          {"altramax", "neon"},    {"neoversev1", "sve"},
-      {"neoversen2", "sve"},      {"neoversev2", "sve"},      {"a64fx", "sve"},        {"armv8sve", "sve"},
-      {"armsve", "sve"}};
+  static const std::pair<std::string_view, std::string_view> table[] = {{"generic", "generic"},
+                                                                        {"katmai", "sse"},
+                                                                        {"coppermine", "sse"},
+                                                                        {"northwood", "sse2"},
+                                                                        {"banias", "sse2"},
+                                                                        {"athlon", "sse2"},
+                                                                        {"opteron", "sse2"},
+                                                                        {"prescott", "sse3"},
+                                                                        {"opteron_sse3", "sse3"},
+                                                                        {"barcelona", "sse3"},
+                                                                        {"nano", "sse3"},
+                                                                        {"core2", "sse3"},
+                                                                        {"penryn", "sse3"},
+                                                                        {"dunnington", "sse3"},
+                                                                        {"nehalem", "sse3"},
+                                                                        {"atom", "sse3"},
+                                                                        {"bobcat", "sse3"},
+                                                                        {"sandybridge", "avx"},
+                                                                        {"bulldozer", "avx"},
+                                                                        {"haswell", "avx2"},
+                                                                        {"zen", "avx2"},
+                                                                        {"zen2", "avx2"},
+                                                                        {"zen3", "avx2"},
+                                                                        {"excavator", "avx2"},
+                                                                        {"steamroller", "avx2"},
+                                                                        {"piledriver", "avx2"},
+                                                                        {"skylakex", "avx512"},
+                                                                        {"cooperlake", "avx512"},
+                                                                        {"sapphirerapids", "avx512"},
+                                                                        {"skx", "avx512"},
+                                                                        {"knl", "avx512"},
+                                                                        {"zen4", "avx512"},
+                                                                        {"zen5", "avx512"},
+                                                                        {"armv8", "neon"},
+                                                                        {"cortexa53", "neon"},
+                                                                        {"cortexa55", "neon"},
+                                                                        {"cortexa57", "neon"},
+                                                                        {"cortexa72", "neon"},
+                                                                        {"cortexa73", "neon"},
+                                                                        {"cortexx1", "neon"},
+                                                                        {"neoversen1", "neon"},
+                                                                        {"thunderx", "neon"},
+                                                                        {"thunderx2t99", "neon"},
+                                                                        {"thunderx2", "neon"},
+                                                                        {"thunderx3t110", "neon"},
+                                                                        {"tsv110", "neon"},
+                                                                        {"emag8180", "neon"},
+                                                                        {"falkor", "neon"},
+                                                                        {"vortex", "neon"},
+                                                                        {"firestorm", "neon"},
+                                                                        {"altra", "neon"},
+                                                                        {"altramax", "neon"},
+                                                                        {"neoversev1", "sve"},
+                                                                        {"neoversen2", "sve"},
+                                                                        {"neoversev2", "sve"},
+                                                                        {"a64fx", "sve"},
+                                                                        {"armv8sve", "sve"},
+                                                                        {"armsve", "sve"}};
   const std::string name = lower(trim(core));
   for (const auto& [key, isa] : table)
     if (key == name) return std::string(isa);

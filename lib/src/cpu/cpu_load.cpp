@@ -24,9 +24,7 @@ std::optional<std::string> read_text(const std::string& path) {
   return text.str();
 }
 
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 double ticks_per_second() {
   const long t = sysconf(_SC_CLK_TCK);
@@ -62,8 +60,9 @@ std::optional<process_times> parse_process_stat(std::string_view text) {
   std::istringstream fields{std::string(text.substr(close + 1))};
   std::string field;
   unsigned long long utime = 0, stime = 0;
-  for (int i = 3; i <= 13 && fields >> field; ++i) {}  // state (field 3) .. cmajflt (13)
-  if (!(fields >> utime >> stime)) return std::nullopt;   // fields 14 and 15
+  for (int i = 3; i <= 13 && fields >> field; ++i) {
+  }                                                      // state (field 3) .. cmajflt (13)
+  if (!(fields >> utime >> stime)) return std::nullopt;  // fields 14 and 15
   return process_times{std::string(text.substr(open + 1, close - open - 1)), utime + stime};
 }
 
@@ -95,7 +94,8 @@ std::optional<load_between> load_during(const load_sample& before, const load_sa
     return std::nullopt;
   load_between out;
   out.wall_s = wall;
-  const double busy = static_cast<double>(b.busy() - a.busy()), self = static_cast<double>(after.self_jiffies - before.self_jiffies);
+  const double busy = static_cast<double>(b.busy() - a.busy()),
+               self = static_cast<double>(after.self_jiffies - before.self_jiffies);
   out.other_busy_cores = std::max(0.0, (busy - self) / (wall * ticks));
   out.self_busy_cores = self / (wall * ticks);
   const auto total = b.total() - a.total();
@@ -105,7 +105,9 @@ std::optional<load_between> load_during(const load_sample& before, const load_sa
 
 std::vector<std::pair<std::string, double>> load_counters(const load_between& load) {
   if (load.wall_s < min_load_window_s) return {};
-  return {{"cpu_other_busy", load.other_busy_cores}, {"cpu_self_busy", load.self_busy_cores}, {"cpu_steal_pct", load.steal_pct}};
+  return {{"cpu_other_busy", load.other_busy_cores},
+          {"cpu_self_busy", load.self_busy_cores},
+          {"cpu_steal_pct", load.steal_pct}};
 }
 
 std::map<int, process_times> scan_processes(const std::string& proc_root) {
@@ -114,7 +116,8 @@ std::map<int, process_times> scan_processes(const std::string& proc_root) {
   std::error_code ec;
   for (fs::directory_iterator it(proc_root, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
-    if (name.empty() || !std::all_of(name.begin(), name.end(), [](unsigned char c) { return std::isdigit(c); })) continue;
+    if (name.empty() || !std::all_of(name.begin(), name.end(), [](unsigned char c) { return std::isdigit(c); }))
+      continue;
     // A process can exit between the listing and the read: skip it.
     if (const auto text = read_text(it->path().string() + "/stat"))
       if (const auto p = parse_process_stat(*text)) out.emplace(std::stoi(name), *p);

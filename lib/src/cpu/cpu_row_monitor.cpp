@@ -38,7 +38,8 @@ class cpu_row_monitor final : public row_monitor {
   std::vector<std::pair<std::string, double>> counters(double flops_per_iteration, long long iterations) const override {
     std::vector<std::pair<std::string, double>> out;
     if (start_ && end_)
-      if (const auto e = meter_.joules_between(*start_, *end_)) out = energy_counters(e->total(), flops_per_iteration, iterations);
+      if (const auto e = meter_.joules_between(*start_, *end_))
+        out = energy_counters(e->total(), flops_per_iteration, iterations);
     if (load_start_ && load_end_)
       if (const auto load = cpu::load_during(*load_start_, *load_end_, ticks_per_second_))
         for (auto& counter : cpu::load_counters(*load)) out.push_back(std::move(counter));
@@ -55,7 +56,9 @@ class cpu_row_monitor final : public row_monitor {
     } else {
       energy = read_failure_;
     }
-    const std::string load = (load_start_ && load_end_) ? "" : load_failure_.empty() ? "" : "CPU load: " + load_failure_;
+    const std::string load = (load_start_ && load_end_) ? ""
+                             : load_failure_.empty()    ? ""
+                                                        : "CPU load: " + load_failure_;
     return energy + (!energy.empty() && !load.empty() ? "; " : "") + load;
   }
 

@@ -25,8 +25,8 @@ void zgemm_(const char*, const char*, const int*, const int*, const int*, const 
             const std::complex<double>*, const int*, const std::complex<double>*, const int*,
             const std::complex<double>*, std::complex<double>*, const int*);
 void cgemm_(const char*, const char*, const int*, const int*, const int*, const std::complex<float>*,
-            const std::complex<float>*, const int*, const std::complex<float>*, const int*,
-            const std::complex<float>*, std::complex<float>*, const int*);
+            const std::complex<float>*, const int*, const std::complex<float>*, const int*, const std::complex<float>*,
+            std::complex<float>*, const int*);
 }
 
 namespace solvebench::lapack {

@@ -40,10 +40,8 @@ stream::stream(int device) {
 }
 
 void stream::destroy::operator()(cudaStream_t s) const noexcept {
-  if (device < 0)
-    SB_CUDA_CHECK_NOEXCEPT(cudaStreamDestroy(s));
-  else
-    with_device_noexcept(device, [s] { SB_CUDA_CHECK_NOEXCEPT(cudaStreamDestroy(s)); });
+  if (device < 0) SB_CUDA_CHECK_NOEXCEPT(cudaStreamDestroy(s));
+  else with_device_noexcept(device, [s] { SB_CUDA_CHECK_NOEXCEPT(cudaStreamDestroy(s)); });
 }
 
 void stream::synchronize() const { SB_CUDA_CHECK(cudaStreamSynchronize(get())); }
@@ -175,8 +173,8 @@ std::vector<std::pair<std::string, std::string>> device_facts(int device) {
       {"gpu_memory_bus_bits", std::to_string(attr(cudaDevAttrGlobalMemoryBusWidth))},
       {"cuda_driver_version", version(driver)},
       {"cuda_runtime_version", version(runtime)},
-      {"cusolver_version", std::to_string(solver_major) + "." + std::to_string(solver_minor) + "." +
-                               std::to_string(solver_patch)},
+      {"cusolver_version",
+       std::to_string(solver_major) + "." + std::to_string(solver_minor) + "." + std::to_string(solver_patch)},
       {"cublas_major_version", std::to_string(cublas_version)},
   };
   // cudaDevAttrClockRate is the maximum SM clock: the peak's clock.

@@ -133,8 +133,7 @@ const char* type_text() {
 
 template <class T>
 std::string routine(const char* generic, const char* legacy_op, cusolver_api api) {
-  if (api == cusolver_api::generic64)
-    return std::string("cusolverDn") + generic + "<" + type_text<T>() + ">";
+  if (api == cusolver_api::generic64) return std::string("cusolverDn") + generic + "<" + type_text<T>() + ">";
   return nvidia_routine_name<T>("cusolverDn", legacy_op);
 }
 
@@ -286,9 +285,9 @@ void gemm(const context& ctx, std::int64_t n, const T* a, const T* b, T* c) {
   SB_CUBLAS_CHECK(gemm64(ctx.blas(), n, a, b, c));
 }
 
-#define SB_INSTANTIATE(T)             \
-  template class lu_solver<T>;        \
-  template class cholesky_solver<T>;  \
+#define SB_INSTANTIATE(T)            \
+  template class lu_solver<T>;       \
+  template class cholesky_solver<T>; \
   template void gemm(const context&, std::int64_t, const T*, const T*, T*);
 SB_INSTANTIATE(float)
 SB_INSTANTIATE(double)

@@ -53,8 +53,8 @@ std::vector<std::pair<std::string, std::string>> topology_facts(const device_top
     facts.emplace_back("mgpu_gpu" + id + "_name", i < topology.names.size() ? topology.names[i] : "");
     for (std::size_t j = 0; j < topology.devices.size(); ++j) {
       if (i == j) continue;
-      const bool can = i < topology.peer_access.size() && j < topology.peer_access[i].size() &&
-                       topology.peer_access[i][j];
+      const bool can =
+          i < topology.peer_access.size() && j < topology.peer_access[i].size() && topology.peer_access[i][j];
       peers += (peers.empty() ? "" : ", ") + id + "->" + std::to_string(topology.devices[j]) + (can ? " yes" : " no");
     }
   }
@@ -118,9 +118,8 @@ context::context(std::vector<int> devices) : devices_(std::move(devices)) {
   enable_peer_access(devices_);  // after selecting the devices, in the order of NVIDIA's examples
   std::vector<std::int32_t> grid_ids(devices_.begin(), devices_.end());
   cudaLibMgGrid_t g{};
-  SB_CUSOLVER_CHECK(
-      cusolverMgCreateDeviceGrid(&g, 1, static_cast<std::int32_t>(device_count()), grid_ids.data(),
-                                 CUDALIBMG_GRID_MAPPING_COL_MAJOR));
+  SB_CUSOLVER_CHECK(cusolverMgCreateDeviceGrid(&g, 1, static_cast<std::int32_t>(device_count()), grid_ids.data(),
+                                               CUDALIBMG_GRID_MAPPING_COL_MAJOR));
   grid_ = grid_handle(g);
 }
 

@@ -1,8 +1,8 @@
 // Device-side generators: one thread per entry, the same entry functions as the host.
+#include "device_scalar.hpp"
 #include "solvebench/cuda_errors.hpp"
 #include "solvebench/device_code.hpp"
 #include "solvebench/device_generate.hpp"
-#include "device_scalar.hpp"
 
 namespace solvebench::cuda {
 namespace {
@@ -83,7 +83,7 @@ void generate_matrix_columns(T* a, std::int64_t lda, matrix_kind kind, std::uint
                              std::int64_t first_col, std::int64_t cols, cudaStream_t stream) {
   if (cols <= 0) return;
   matrix_columns_kernel<<<grid2d(n, cols), threads, 0, stream>>>(detail::device_ptr(a), lda, kind,
-                                                                  rng::matrix_key(seed), n, first_col, cols);
+                                                                 rng::matrix_key(seed), n, first_col, cols);
   SB_CUDA_CHECK(cudaGetLastError());
 }
 
@@ -123,16 +123,16 @@ void generate_rhs_batch(T* b, std::int64_t n, std::int64_t count, std::uint64_t 
   SB_CUDA_CHECK(cudaGetLastError());
 }
 
-#define SB_INSTANTIATE(T)                                                                                          \
+#define SB_INSTANTIATE(T)                                                                                         \
   template void generate_matrix_columns(T*, std::int64_t, matrix_kind, std::uint64_t, std::int64_t, std::int64_t, \
-                                        std::int64_t, cudaStream_t);                                               \
+                                        std::int64_t, cudaStream_t);                                              \
   template void generate_rhs(T*, std::int64_t, std::int64_t, std::uint64_t, cudaStream_t);                        \
   template void generate_rhs_columns(T*, std::int64_t, std::uint64_t, std::int64_t, std::int64_t, std::int64_t,   \
                                      cudaStream_t);
 #define SB_INSTANTIATE_REAL(T)                                                                                      \
   template void generate_conditioned_columns(T*, std::int64_t, const conditioned_spec&, std::int64_t, std::int64_t, \
                                              cudaStream_t);                                                         \
-  template void generate_matrix_batch(T*, matrix_kind, std::int64_t, std::int64_t, std::uint64_t, cudaStream_t);   \
+  template void generate_matrix_batch(T*, matrix_kind, std::int64_t, std::int64_t, std::uint64_t, cudaStream_t);    \
   template void generate_rhs_batch(T*, std::int64_t, std::int64_t, std::uint64_t, cudaStream_t);
 SB_INSTANTIATE(float)
 SB_INSTANTIATE(double)

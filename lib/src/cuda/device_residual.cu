@@ -5,12 +5,12 @@
 #include <type_traits>
 #include <vector>
 
+#include "device_scalar.hpp"
 #include "solvebench/cuda_errors.hpp"
 #include "solvebench/cuda_owners.hpp"
 #include "solvebench/device_code.hpp"
 #include "solvebench/device_residual.hpp"
 #include "solvebench/residual.hpp"
-#include "device_scalar.hpp"
 
 namespace solvebench::cuda {
 namespace {
@@ -171,8 +171,8 @@ namespace {
 // stored or regenerated entries), B's column j given by `b_column`; only vectors of length n
 // cross to the host.
 template <class T, class Accumulate, class BColumn>
-double worst_column_residual(const T* x, std::int64_t n, std::int64_t nrhs, cudaStream_t stream, Accumulate&& accumulate,
-                             BColumn&& b_column) {
+double worst_column_residual(const T* x, std::int64_t n, std::int64_t nrhs, cudaStream_t stream,
+                             Accumulate&& accumulate, BColumn&& b_column) {
   using W = wide_t<T>;
   const auto un = static_cast<std::size_t>(n);
   device_buffer<W> d_x(un), d_ax(un);
@@ -201,8 +201,7 @@ double worst_column_residual(const T* x, std::int64_t n, std::int64_t nrhs, cuda
 }  // namespace
 
 template <class T>
-double hpl_scaled_residual(const T* a, const T* x, const T* b, std::int64_t n, std::int64_t nrhs,
-                           cudaStream_t stream) {
+double hpl_scaled_residual(const T* a, const T* x, const T* b, std::int64_t n, std::int64_t nrhs, cudaStream_t stream) {
   return worst_column_residual(
       x, n, nrhs, stream,
       [&](const wide_t<T>* dx, wide_t<T>* dax, double* dabs) { accumulate_ax(a, n, n, 0, n, dx, dax, dabs, stream); },
@@ -210,8 +209,8 @@ double hpl_scaled_residual(const T* a, const T* x, const T* b, std::int64_t n, s
 }
 
 template <class T>
-double hpl_scaled_residual_generated(matrix_kind kind, std::uint64_t seed, const T* x, std::int64_t n, std::int64_t nrhs,
-                                     cudaStream_t stream) {
+double hpl_scaled_residual_generated(matrix_kind kind, std::uint64_t seed, const T* x, std::int64_t n,
+                                     std::int64_t nrhs, cudaStream_t stream) {
   const host_matrix<T> b = generate_rhs<T>(n, nrhs, seed);
   return worst_column_residual(
       x, n, nrhs, stream,
@@ -228,7 +227,7 @@ template <class T>
 double gemm_scaled_residual(const T* a, const T* b, const T* c, std::int64_t n, cudaStream_t stream) {
   using W = wide_t<T>;
   const auto un = static_cast<std::size_t>(n);
-  std::vector<W> v(un);  // real entries for complex T too
+  std::vector<W> v(un);                                                               // real entries for complex T too
   for (std::size_t k = 0; k < un; ++k) v[k] = W(rng::uniform01(rng::rhs_key(7), k));  // as on the host
   device_buffer<W> d_v(un), d_bv(un), d_abv(un), d_cv(un);
   device_buffer<double> d_a_rows(un), d_b_rows(un);
@@ -273,8 +272,8 @@ batch_residual batched_hpl_scaled_residual(const T* a, const T* x, const T* b, s
   template void accumulate_ax_generated<T>(matrix_kind, std::uint64_t, std::int64_t, std::int64_t, std::int64_t,  \
                                            const wide_t<T>*, wide_t<T>*, double*, cudaStream_t);                  \
   template double hpl_scaled_residual(const T*, const T*, const T*, std::int64_t, std::int64_t, cudaStream_t);    \
-  template double hpl_scaled_residual_generated(matrix_kind, std::uint64_t, const T*, std::int64_t, std::int64_t,     \
-                                                cudaStream_t);                                                         \
+  template double hpl_scaled_residual_generated(matrix_kind, std::uint64_t, const T*, std::int64_t, std::int64_t, \
+                                                cudaStream_t);                                                    \
   template double gemm_scaled_residual(const T*, const T*, const T*, std::int64_t, cudaStream_t);
 SB_INSTANTIATE(float)
 SB_INSTANTIATE(double)

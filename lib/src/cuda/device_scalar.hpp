@@ -45,8 +45,7 @@ inline constexpr bool is_pair_v<complex_pair<R>> = true;
 // Entries (i, j) of generate.hpp's matrix and right-hand side, rounded to the stored type S
 // as the host's tabulate() rounds them: the real generator, or the complex one part by part.
 template <class S>
-SB_HOST_DEVICE S matrix_entry_as(matrix_kind kind, std::uint64_t key, std::int64_t n, std::int64_t i,
-                                 std::int64_t j) {
+SB_HOST_DEVICE S matrix_entry_as(matrix_kind kind, std::uint64_t key, std::int64_t n, std::int64_t i, std::int64_t j) {
   if constexpr (is_pair_v<S>) {
     const complex_entry e = complex_matrix_entry(kind, key, n, i, j);
     return {static_cast<decltype(S::re)>(e.re), static_cast<decltype(S::re)>(e.im)};

@@ -182,17 +182,19 @@ void irs_solver::diagnose_in_place(double* a) const {
 namespace {
 
 struct irs_limit {
-  int major, minor;          // cuSOLVER's version (cusolverGetProperty)
+  int major, minor;  // cuSOLVER's version (cusolverGetProperty)
   factor_precision lowest;
-  std::int64_t largest_n;    // the largest n that solved; the next one failed
+  std::int64_t largest_n;  // the largest n that solved; the next one failed
 };
 // Measured on an H200 with cuSOLVER 12.0.4 (tools/device/h200.sh irs-limit, 2026-12-01): each
 // precision solved n = 46336 and failed at 46337, each try a fresh process. 46336 is the
 // largest multiple of 32 whose square is below 2^31: n appears to be padded to 32 and squared
 // in a 32-bit index (n = 46339, whose own square is below 2^31, fails too).
 constexpr irs_limit measured_limits[] = {
-    {12, 0, factor_precision::fp32, 46336}, {12, 0, factor_precision::tf32, 46336},
-    {12, 0, factor_precision::fp16, 46336}, {12, 0, factor_precision::bf16, 46336},
+    {12, 0, factor_precision::fp32, 46336},
+    {12, 0, factor_precision::tf32, 46336},
+    {12, 0, factor_precision::fp16, 46336},
+    {12, 0, factor_precision::bf16, 46336},
 };
 
 int property(libraryPropertyType type) {
@@ -220,9 +222,9 @@ void require_irs_supported(std::int64_t n, const irs_options& opt) {
   if (const char* ignore = std::getenv("SOLVE_BENCH_IGNORE_IRS_LIMIT"); ignore && *ignore == '1') return;
   const auto largest = irs_largest_n(opt);
   if (largest && n > *largest)
-    throw beyond_limit(std::string(op_name(opt.lowest)) + " (cuSOLVER iterative refinement) at n = " + std::to_string(n) +
-                       ": cuSOLVER " + cusolver_version_text() + " fails beyond n = " + std::to_string(*largest) +
-                       " (measured); not run");
+    throw beyond_limit(std::string(op_name(opt.lowest)) + " (cuSOLVER iterative refinement) at n = " +
+                       std::to_string(n) + ": cuSOLVER " + cusolver_version_text() +
+                       " fails beyond n = " + std::to_string(*largest) + " (measured); not run");
 }
 
 void irs_solver::check_info() const {

@@ -104,10 +104,8 @@ gpu_sample session::sample(const device& d) const {
     }
     const bool none = errors.size() == perf_policies.size() &&
                       std::all_of(errors.begin(), errors.end(), [&](abi::return_t rc) { return rc == errors[0]; });
-    if (none)
-      s.missing.push_back("capped time not readable: " + api_->error(errors[0]));
-    else if (!unread.empty())
-      s.missing.push_back("capped time not readable for " + unread);
+    if (none) s.missing.push_back("capped time not readable: " + api_->error(errors[0]));
+    else if (!unread.empty()) s.missing.push_back("capped time not readable for " + unread);
   }
   return s;
 }

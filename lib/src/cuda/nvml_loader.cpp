@@ -44,11 +44,11 @@ loaded open_library(const std::string& library) {
   find_symbol(lib, f->shutdown, {"nvmlShutdown"});
   find_symbol(lib, f->error_string, {"nvmlErrorString"});
   find_symbol(lib, f->handle_by_bus_id, {"nvmlDeviceGetHandleByPciBusId_v2"});
-  const std::pair<bool, const char*> required[] = {
-      {f->init != nullptr, "nvmlInit_v2"},
-      {f->shutdown != nullptr, "nvmlShutdown"},
-      {f->error_string != nullptr, "nvmlErrorString"},
-      {f->handle_by_bus_id != nullptr, "nvmlDeviceGetHandleByPciBusId_v2"}};
+  const std::pair<bool, const char*> required[] = {{f->init != nullptr, "nvmlInit_v2"},
+                                                   {f->shutdown != nullptr, "nvmlShutdown"},
+                                                   {f->error_string != nullptr, "nvmlErrorString"},
+                                                   {f->handle_by_bus_id != nullptr,
+                                                    "nvmlDeviceGetHandleByPciBusId_v2"}};
   for (const auto& [found, name] : required) {
     if (!found) {
       dlclose(lib);
