@@ -24,6 +24,9 @@
 #   max        what --sizes=max picks here (the rows' list and why) -> max.txt
 #   ab2        A/B of the GPU dense rows: .carry/old (70d4130) against this tree, alternating rounds,
 #              judged by solve_bench_checks compare -> ab-compare.json, ab-compare.md
+#   gate       the pull-request gate on this build as both sides, GPU rows of 1.7-40 ms: each word
+#              of GATE_RUNS (default "aa aa planted") one .ci/bench-pr run, "planted" with
+#              GPU/dgesv/n:4096 made 10% slower on the head -> gate-outcomes.txt, gate-<k>-*/
 # Example: tools/device/h200.sh build gputests ab
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -173,6 +176,22 @@ for mode in "$@"; do
         done
       done
       step 60 ab-compare sh -c "$CHECKS compare --json=$WORK/ab-compare.json --markdown=$WORK/ab-compare.md $WORK/ab-old-*.json -- $WORK/ab-new-*.json; cat $WORK/ab-compare.md"
+      ;;
+    gate)
+      k=0
+      for kind in ${GATE_RUNS:-aa aa planted}; do
+        k=$((k + 1))
+        slow=""
+        [ "$kind" = planted ] && slow='SOLVE_BENCH_TEST_SLOWDOWN=^GPU/dgesv/n:4096/nrhs:1$=0.10'
+        t0=$SECONDS
+        BENCH_BASE_BUILD=$BUILD BENCH_HEAD_BUILD=$BUILD BENCH_HEAD_ENV="$slow" PYTHON=python3 \
+          step 280 "gate-$k-$kind" .ci/bench-pr . . "$WORK/gate-$k-$kind" --precisions=d --sizes=4096,8192 \
+          --benchmark_filter='^GPU/d(gesv|posv|getrf|potrf|gemm)/n:[0-9]+(/nrhs:1)?/manual_time$' \
+          --benchmark_repetitions=4 --benchmark_enable_random_interleaving=true --benchmark_min_time=0.1s
+        echo "gate-$k-$kind rc=$? $((SECONDS - t0)) s | $(grep '^bench-pr: \(passed\|FAILED\)' "$LOG" | tail -1)" >> "$WORK/gate-outcomes.txt"
+        find "$WORK/gate-$k-$kind" -name '*-round*' -o -name '*-confirm[0-9]*' | xargs rm -f
+      done
+      cat "$WORK/gate-outcomes.txt"
       ;;
     *) echo "unknown mode $mode" >&2; exit 2 ;;
   esac
