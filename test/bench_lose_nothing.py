@@ -308,7 +308,7 @@ def case_bad_files(exe, work):
         for k, v in change.items():
             if v is None:
                 del r[k]
-        return json.dumps({"context": {}, "benchmarks": [r]}).encode()
+        return json.dumps({"context": {"solve_bench_version": "0"}, "benchmarks": [r]}).encode()
     files = {
         "latin1.json": (b'{"context": {"host_name": "\xff\xfe"}, "benchmarks": []}', "ill-formed UTF-8"),
         "utf16.json": (json.dumps({"context": {}, "benchmarks": [row]}).encode("utf-16"), "UTF-16"),
@@ -318,8 +318,8 @@ def case_bad_files(exe, work):
         "deep.json": (b"[" * 100000 + b"]" * 100000, "nested deeper than"),
         "ctxstr.json": (json.dumps({"context": "x", "benchmarks": [row]}).encode(), '"context" is not an object'),
         "empty.json": (b"", "empty file"),
-        "notime.json": (doc(real_time=None), "has no real_time"),
-        "negtime.json": (doc(real_time=-5.0), "a negative or NaN time"),
+        "notime.json": (doc(real_time=None), ": no real_time"),
+        "negtime.json": (doc(real_time=-5.0), "a negative or non-finite time"),
         "foreign.json": (doc(name="BM_Foo/8", run_name="BM_Foo/8"), "'BM_Foo/8' is not a solve_bench row name"),
         "middle.rows.jsonl": ("\n".join([json.dumps({"context": {}}), json.dumps(row), '{"name": broken',
                                          json.dumps(dict(row, name="CPU/dgesv/n:48/nrhs:1/manual_time",
