@@ -11,6 +11,8 @@ usage: bench_smoke.py CASE SOLVE_BENCH WORKDIR [SOLVE_BENCH_CHECKS]
   checks       a run ends with its audit and verdict and writes them beside the JSON; with
                OPENBLAS_NUM_THREADS=1 the audit names it, without it stays silent on it;
                solve_bench_checks on the saved JSON gives the verdict the run gave
+  aggregates   --benchmark_report_aggregates_only and --benchmark_display_aggregates_only keep
+               the audit and the verdict, on the console and beside the JSON (issue 20)
   console      the table, the progress lines and the help read right (issue 26 items 2 and 5)
   memory       (GPU) every GPU row built twice gives back all its device memory the second time
 """
@@ -287,6 +289,28 @@ def table_lines(stdout):
     return rows
 
 
+def case_aggregates(exe, work):
+    # Issue 20: every reporting flag keeps the audit and the verdict, on the console and beside
+    # the JSON, aggregates-only included.
+    for flag in ("--benchmark_report_aggregates_only=true", "--benchmark_display_aggregates_only=true"):
+        out = os.path.join(work, "agg.json")
+        for ext in (".json", ".audit.json", ".verdict.json", ".verdict.md"):
+            if os.path.exists(os.path.join(work, "agg" + ext)):
+                os.remove(os.path.join(work, "agg" + ext))
+        p = subprocess.run([exe, "--sizes=64", "--precisions=d", "--benchmark_min_time=0.01",
+                            "--benchmark_filter=^CPU/dgesv/n:64/nrhs:1/manual_time$", "--benchmark_repetitions=3",
+                            flag, "--benchmark_out=" + out], capture_output=True, text=True, timeout=300)
+        if p.returncode != 0:
+            fail("%s: exit status %d\n%s" % (flag, p.returncode, p.stderr[-2000:]))
+        if "\naudit: " not in p.stdout or "\nverdict\n" not in p.stdout:
+            fail("%s: no audit or verdict on the console:\n%s" % (flag, p.stdout[-2000:]))
+        audit = json.load(open(os.path.join(work, "agg.audit.json")))["audit"]
+        verdict = json.load(open(os.path.join(work, "agg.verdict.json")))["verdict"]
+        if audit["rows_checked"] != 1 or not isinstance(verdict, dict):
+            fail("%s: the sidecars do not cover the row: %r" % (flag, audit))
+    print("ok: aggregates-only runs end with their audit and verdict, sidecars written")
+
+
 def case_console(exe, work):
     out = os.path.join(work, "console.json")
     p = run(exe, ["--sizes=16,33", "--precisions=d", "--benchmark_min_time=5x", "--batch_n=4",
@@ -393,4 +417,4 @@ def case_memory(exe, work):
 
 if __name__ == "__main__":
     sb.main(__doc__, {"run": case_run, "singular": case_singular, "usage": case_usage, "badinput": case_badinput,
-                      "checks": case_checks, "console": case_console, "memory": case_memory})
+                      "checks": case_checks, "aggregates": case_aggregates, "console": case_console, "memory": case_memory})
