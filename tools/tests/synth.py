@@ -3,7 +3,9 @@
 Rows carry an id as solve_bench writes them (and the name derived from it); legacy() turns
 runs into those of results from before ids (no id, times in ms)."""
 import json
+import os
 import statistics
+import sys
 
 CONTEXT = {"host_name": "synthetic", "num_cpus": 2, "blas_core": "Haswell", "solve_bench_version": "0.1.0"}
 PER_MS = {"ns": 1e6, "us": 1e3, "ms": 1.0, "s": 1e-3}
@@ -175,4 +177,17 @@ def write_verdict(results_path, **fields):
     path = sidecar(results_path, "verdict")
     with open(path, "w") as f:
         json.dump({"verdict": verdict}, f, indent=1)
+    return path
+
+
+def checks_argument(script):
+    """Take `--checks PATH` (the solve_bench_checks the test judges with) out of sys.argv, for
+    unittest.main; exit naming the script when it is missing or not executable."""
+    path = None
+    if "--checks" in sys.argv:
+        i = sys.argv.index("--checks")
+        path = sys.argv[i + 1]
+        del sys.argv[i:i + 2]
+    if not path or not os.access(path, os.X_OK):
+        sys.exit("%s: give --checks PATH/solve_bench_checks" % script)
     return path

@@ -110,10 +110,5 @@ class ThroughTheReport(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    if "--checks" in sys.argv:
-        i = sys.argv.index("--checks")
-        CHECKS = sys.argv[i + 1]
-        del sys.argv[i:i + 2]
-    if not CHECKS or not os.access(CHECKS, os.X_OK):
-        sys.exit("test_map.py: give --checks PATH/solve_bench_checks")
+    CHECKS = synth.checks_argument("test_map.py")
     unittest.main()
