@@ -159,10 +159,22 @@ int nvmlDeviceGetSamples(fake_device* d, int type, unsigned long long last_seen_
   *count = static_cast<unsigned>(newer.size());
   return 0;
 }
-int nvmlDeviceGetMaxPcieLinkGeneration(fake_device* d, unsigned* v) { *v = first(d) ? 5 : 4; return 0; }
-int nvmlDeviceGetMaxPcieLinkWidth(fake_device* d, unsigned* v) { *v = first(d) ? 16 : 8; return 0; }
-int nvmlDeviceGetCurrPcieLinkGeneration(fake_device* d, unsigned* v) { *v = first(d) ? 1 : 4; return 0; }
-int nvmlDeviceGetCurrPcieLinkWidth(fake_device* d, unsigned* v) { *v = first(d) ? 16 : 8; return 0; }
+int nvmlDeviceGetMaxPcieLinkGeneration(fake_device* d, unsigned* v) {
+  *v = first(d) ? 5 : 4;
+  return 0;
+}
+int nvmlDeviceGetMaxPcieLinkWidth(fake_device* d, unsigned* v) {
+  *v = first(d) ? 16 : 8;
+  return 0;
+}
+int nvmlDeviceGetCurrPcieLinkGeneration(fake_device* d, unsigned* v) {
+  *v = first(d) ? 1 : 4;
+  return 0;
+}
+int nvmlDeviceGetCurrPcieLinkWidth(fake_device* d, unsigned* v) {
+  *v = first(d) ? 16 : 8;
+  return 0;
+}
 int nvmlDeviceGetNvLinkState(fake_device* d, unsigned link, int* active) {
   if (link >= 18) return 2;
   *active = link < (first(d) ? 4u : 6u) ? 1 : 0;

@@ -46,8 +46,8 @@ TEST(BlasRuntime, NamesTheVendorThisBuildWasConfiguredFor) {
   if (expected_vendor.empty())
     GTEST_SKIP() << "BLA_VENDOR=" << configured_as << " names no vendor; the run found " << info.vendor << " ("
                  << info.blas_config << ")";
-  EXPECT_EQ(info.vendor, expected_vendor) << "BLA_VENDOR=" << configured_as << "; dgemm_ from " << info.blas_library
-                                          << ": " << info.blas_config;
+  EXPECT_EQ(info.vendor, expected_vendor)
+      << "BLA_VENDOR=" << configured_as << "; dgemm_ from " << info.blas_library << ": " << info.blas_config;
 }
 
 TEST(BlasRuntime, VersionIsTheOneTheLibraryStates) {

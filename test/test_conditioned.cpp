@@ -18,8 +18,8 @@ namespace {
 std::vector<double> singular_values(sb::host_matrix<double> a) {
   const int n = static_cast<int>(a.rows());
   std::vector<double> s(static_cast<std::size_t>(n)), superb(static_cast<std::size_t>(n));
-  const int info = LAPACKE_dgesvd(LAPACK_COL_MAJOR, 'N', 'N', n, n, a.data(), n, s.data(), nullptr, 1, nullptr, 1,
-                                  superb.data());
+  const int info =
+      LAPACKE_dgesvd(LAPACK_COL_MAJOR, 'N', 'N', n, n, a.data(), n, s.data(), nullptr, 1, nullptr, 1, superb.data());
   EXPECT_EQ(info, 0);
   return s;
 }

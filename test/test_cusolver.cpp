@@ -21,13 +21,12 @@
 namespace sb = solvebench;
 namespace cuda = solvebench::cuda;
 
-
 class DeviceGenerate : public GpuTest {};
 
 TEST_F(DeviceGenerate, BitForBitTheHostMatrix) {
   cuda::context ctx;
-  for (auto kind : {sb::matrix_kind::uniform, sb::matrix_kind::diagdom, sb::matrix_kind::spd,
-                    sb::matrix_kind::singular}) {
+  for (auto kind :
+       {sb::matrix_kind::uniform, sb::matrix_kind::diagdom, sb::matrix_kind::spd, sb::matrix_kind::singular}) {
     const std::int64_t n = 97;
     cuda::device_buffer<double> d(n * n);
     cuda::generate_matrix(d.data(), kind, n, 77, ctx.stream());

@@ -30,8 +30,8 @@ TYPED_TEST(CusolverBatched, AgreesWithOneByOneLapacke) {
     for (std::int64_t n : {1, 4, 32, 100}) {
       const std::int64_t count = 37;
       const auto kind = chol ? sb::matrix_kind::spd : sb::matrix_kind::uniform;
-      cuda::device_buffer<T> a(static_cast<std::size_t>(n * n * count)), a0(a.size()), b(static_cast<std::size_t>(n * count)),
-          b0(b.size());
+      cuda::device_buffer<T> a(static_cast<std::size_t>(n * n * count)), a0(a.size()),
+          b(static_cast<std::size_t>(n * count)), b0(b.size());
       cuda::generate_matrix_batch(a.data(), kind, n, count, 50, ctx.stream());
       cuda::generate_matrix_batch(a0.data(), kind, n, count, 50, ctx.stream());
       cuda::generate_rhs_batch(b.data(), n, count, 50, ctx.stream());

@@ -197,7 +197,7 @@ void generated_equals_stored(int gpus) {
   const double worst =
       std::max(from_regenerated, s.scaled_residual(s.solution_column(1), 1, mg::a_source::regenerated));
   EXPECT_NEAR(s.scaled_residual(), worst, 0.1);  // the worst right-hand side, up to atomic-add order
-  s.generate(sb::matrix_kind::uniform, seed);  // the restore: A and B as they were
+  s.generate(sb::matrix_kind::uniform, seed);    // the restore: A and B as they were
   const double from_stored = s.scaled_residual(x0, 0, mg::a_source::stored);
   EXPECT_LT(from_regenerated, sb::residual_threshold);
   // Equal up to the order of a few atomic additions per row.
@@ -257,7 +257,7 @@ TEST_P(Mgpu, RhsRestoreKeepsTheFactorsForRepeatedSolves) {
     EXPECT_EQ(s.solution_column(1), first);
     EXPECT_NE(twice, first);
     EXPECT_NEAR(s.scaled_residual(), resid, 0.1 * resid);  // up to atomic-add order in the residual
-    EXPECT_THROW(s.factor(), sb::invalid_argument);  // the factors are still in A
+    EXPECT_THROW(s.factor(), sb::invalid_argument);        // the factors are still in A
   }
 }
 

@@ -28,8 +28,7 @@ compute_capability of_device(int device) {
 
 TEST(DeviceCodeMessage, NamesTheArchitectureToRebuildFor) {
   EXPECT_EQ(cuda::no_code_for(8, 6), "this build has no code for sm_86; rebuild with -DCMAKE_CUDA_ARCHITECTURES=86");
-  EXPECT_EQ(cuda::no_code_for(12, 0),
-            "this build has no code for sm_120; rebuild with -DCMAKE_CUDA_ARCHITECTURES=120");
+  EXPECT_EQ(cuda::no_code_for(12, 0), "this build has no code for sm_120; rebuild with -DCMAKE_CUDA_ARCHITECTURES=120");
 }
 
 class DeviceCode : public GpuTest {};

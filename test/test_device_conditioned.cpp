@@ -21,7 +21,6 @@
 namespace sb = solvebench;
 namespace cuda = solvebench::cuda;
 
-
 class DeviceConditioned : public GpuTest {};
 
 TEST_F(DeviceConditioned, TheHostMatrixUpToRounding) {

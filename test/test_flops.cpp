@@ -17,8 +17,14 @@ struct counted {
   double v = 0;
   static inline long ops = 0, mults = 0;
 };
-counted operator+(counted a, counted b) { ++counted::ops; return {a.v + b.v}; }
-counted operator-(counted a, counted b) { ++counted::ops; return {a.v - b.v}; }
+counted operator+(counted a, counted b) {
+  ++counted::ops;
+  return {a.v + b.v};
+}
+counted operator-(counted a, counted b) {
+  ++counted::ops;
+  return {a.v - b.v};
+}
 counted operator*(counted a, counted b) {
   ++counted::ops;
   ++counted::mults;

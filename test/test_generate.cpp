@@ -32,8 +32,8 @@ TEST(Generate, EntriesMatchThePointwiseDefinition) {
   // What a GPU kernel or an MPI rank computes from global indices is what the host fills.
   const std::int64_t n = 23;
   const auto key = sb::rng::matrix_key(11);
-  for (auto kind : {sb::matrix_kind::uniform, sb::matrix_kind::diagdom, sb::matrix_kind::spd,
-                    sb::matrix_kind::singular}) {
+  for (auto kind :
+       {sb::matrix_kind::uniform, sb::matrix_kind::diagdom, sb::matrix_kind::spd, sb::matrix_kind::singular}) {
     const auto a = sb::generate_matrix<float>(kind, n, 11);
     for (std::int64_t j = 0; j < n; ++j)
       for (std::int64_t i = 0; i < n; ++i)
@@ -77,13 +77,12 @@ TEST(Generate, SpdIsSymmetricPositiveDefiniteAndWellConditioned) {
     auto a = sb::generate_matrix<double>(sb::matrix_kind::spd, n, 9);
     for (std::int64_t j = 0; j < n; ++j)
       for (std::int64_t i = 0; i < n; ++i) ASSERT_EQ(a(i, j), a(j, i));
-    const double anorm = LAPACKE_dlange(LAPACK_COL_MAJOR, '1', static_cast<int>(n), static_cast<int>(n),
-                                        a.data(), static_cast<int>(n));
+    const double anorm =
+        LAPACKE_dlange(LAPACK_COL_MAJOR, '1', static_cast<int>(n), static_cast<int>(n), a.data(), static_cast<int>(n));
     ASSERT_EQ(LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', static_cast<int>(n), a.data(), static_cast<int>(n)), 0)
         << "Cholesky must succeed for n = " << n;
     double rcond = 0;
-    ASSERT_EQ(LAPACKE_dpocon(LAPACK_COL_MAJOR, 'L', static_cast<int>(n), a.data(), static_cast<int>(n), anorm,
-                             &rcond),
+    ASSERT_EQ(LAPACKE_dpocon(LAPACK_COL_MAJOR, 'L', static_cast<int>(n), a.data(), static_cast<int>(n), anorm, &rcond),
               0);
     EXPECT_GT(rcond, 1.0 / 3.0) << "cond_1 estimate " << 1 / rcond << " at n = " << n;
   }
@@ -103,8 +102,8 @@ TEST(Generate, RhsUsesItsOwnStream) {
 }
 
 TEST(Generate, KindNamesRoundTripAndUnknownIsRejected) {
-  for (auto kind : {sb::matrix_kind::uniform, sb::matrix_kind::diagdom, sb::matrix_kind::spd,
-                    sb::matrix_kind::singular})
+  for (auto kind :
+       {sb::matrix_kind::uniform, sb::matrix_kind::diagdom, sb::matrix_kind::spd, sb::matrix_kind::singular})
     EXPECT_EQ(sb::parse_matrix_kind(sb::to_string(kind)), kind);
   try {
     sb::parse_matrix_kind("hilbert");

@@ -178,9 +178,10 @@ TEST_F(IrsOptions, ToleranceIsAppliedAndReported) {
   const auto stuck = solve(ctx, s, opt);
   EXPECT_LT(stuck.result.niters, 0);
   EXPECT_FALSE(stuck.result.fell_back);
-  std::printf("[ numbers  ] dhgesv n = 1000 cond = 1e3: niters default %d, tol 1e-6 %d (resid %.3g), "
-              "tol 1e-300 %d / %d without fallback\n",
-              base.result.niters, loose.result.niters, loose.resid, unreachable.result.niters, stuck.result.niters);
+  std::printf(
+      "[ numbers  ] dhgesv n = 1000 cond = 1e3: niters default %d, tol 1e-6 %d (resid %.3g), "
+      "tol 1e-300 %d / %d without fallback\n",
+      base.result.niters, loose.result.niters, loose.resid, unreachable.result.niters, stuck.result.niters);
 
   opt.tolerance = -1;
   EXPECT_THROW(cuda::irs_solver::query(ctx, n, 1, opt), sb::invalid_argument);
@@ -198,8 +199,8 @@ TEST_F(IrsOptions, TwoLevelRefinementsConverge) {
       opt.solver = r;
       const auto got = solve(ctx, s, opt);
       SCOPED_TRACE(describe(opt));
-      std::printf("[ numbers  ] %s diagdom n = 1000: niters %d outer %d resid %.3g\n", describe(opt),
-                  got.result.niters, got.result.outer_niters, got.resid);
+      std::printf("[ numbers  ] %s diagdom n = 1000: niters %d outer %d resid %.3g\n", describe(opt), got.result.niters,
+                  got.result.outer_niters, got.resid);
       EXPECT_GT(got.result.niters, 0);
       EXPECT_GE(got.result.outer_niters, 1);
       EXPECT_LE(got.result.outer_niters, got.result.niters) << "niters counts inner and outer steps";
@@ -227,9 +228,10 @@ TEST_F(IrsOptions, NoRefinementIsTheLowPrecisionSolveAlone) {
   opt.fallback = true;
   const auto refined = solve(ctx, s, opt);
   const double refined_error = cuda::forward_error(s.x.data(), x_true.data(), n, 1, ctx.stream());
-  std::printf("[ numbers  ] dhgesv none: niters %d resid %.3g fwd_err %.3g; classical: niters %d resid %.3g "
-              "fwd_err %.3g\n",
-              raw.result.niters, raw.resid, raw_error, refined.result.niters, refined.resid, refined_error);
+  std::printf(
+      "[ numbers  ] dhgesv none: niters %d resid %.3g fwd_err %.3g; classical: niters %d resid %.3g "
+      "fwd_err %.3g\n",
+      raw.result.niters, raw.resid, raw_error, refined.result.niters, refined.resid, refined_error);
   EXPECT_GT(raw.resid, sb::residual_threshold) << "an unrefined fp16 solve is not fp64-accurate";
   EXPECT_LT(raw_error, 0.05) << "but it is an fp16-quality solve of the right system";
   EXPECT_LT(refined.resid, sb::residual_threshold);

@@ -76,8 +76,8 @@ TEST(KnownSolution, ForwardErrorFollowsItsDefinition) {
   for (std::int64_t c = 0; c < 2; ++c)
     for (std::int64_t i = 0; i < 3; ++i) x(i, c) = xh(i, c) = 1.0 + static_cast<double>(i);
   EXPECT_EQ(sb::forward_error(xh, x), 0.0);
-  xh(1, 1) += 0.03;  // column 1: 0.03 / 3
-  xh(0, 0) -= 0.003;  // column 0: 0.003 / 3
+  xh(1, 1) += 0.03;                                          // column 1: 0.03 / 3
+  xh(0, 0) -= 0.003;                                         // column 0: 0.003 / 3
   EXPECT_NEAR(sb::forward_error(xh, x), 0.03 / 3.0, 1e-15);  // 2 + 0.03 is rounded
   xh(2, 0) = std::nan("");
   EXPECT_EQ(sb::forward_error(xh, x), std::numeric_limits<double>::infinity());

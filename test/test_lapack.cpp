@@ -29,7 +29,9 @@ sb::host_matrix<T> from_rows(std::initializer_list<std::initializer_list<double>
   return a;
 }
 
-std::vector<lapack::index_t> pivots(std::int64_t n) { return std::vector<lapack::index_t>(static_cast<std::size_t>(n)); }
+std::vector<lapack::index_t> pivots(std::int64_t n) {
+  return std::vector<lapack::index_t>(static_cast<std::size_t>(n));
+}
 
 }  // namespace
 

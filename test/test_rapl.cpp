@@ -219,7 +219,7 @@ TEST(EnergyCounters, ZeroEnergyIsOmittedNotReportedAsZero) {
   EXPECT_TRUE(solvebench::energy_counters(5.0, 1e9, 0).empty());
   const auto c = solvebench::energy_counters(10.0, 3e9, 4);
   ASSERT_EQ(c.size(), 2u);
-  EXPECT_DOUBLE_EQ(c[0].second, 2.5);        // J/solve
-  EXPECT_DOUBLE_EQ(c[1].second, 3.0 / 2.5);  // GFLOP/J
+  EXPECT_DOUBLE_EQ(c[0].second, 2.5);                               // J/solve
+  EXPECT_DOUBLE_EQ(c[1].second, 3.0 / 2.5);                         // GFLOP/J
   EXPECT_EQ(solvebench::energy_counters(10.0, 0.0, 4).size(), 1u);  // no flop count: no GFLOP/J
 }

@@ -15,18 +15,28 @@ namespace sb = solvebench;
 
 TEST(Residual, ExactAnswerGivesZero) {
   sb::host_matrix<double> a(2, 2), x(2, 1), b(2, 1);
-  a(0, 0) = 2; a(0, 1) = 1; a(1, 0) = 4; a(1, 1) = 1;
-  x(0, 0) = 1; x(1, 0) = 3;
-  b(0, 0) = 5; b(1, 0) = 7;
+  a(0, 0) = 2;
+  a(0, 1) = 1;
+  a(1, 0) = 4;
+  a(1, 1) = 1;
+  x(0, 0) = 1;
+  x(1, 0) = 3;
+  b(0, 0) = 5;
+  b(1, 0) = 7;
   EXPECT_EQ(sb::hpl_scaled_residual(a, x, b), 0.0);
 }
 
 TEST(Residual, MatchesTheFormulaOnAHandExample) {
   // r = b - A x = [0.5, 0]; ||A||_inf = 5, ||x||_inf = 3, ||b||_inf = 7, n = 2.
   sb::host_matrix<double> a(2, 2), x(2, 1), b(2, 1);
-  a(0, 0) = 2; a(0, 1) = 1; a(1, 0) = 4; a(1, 1) = 1;
-  x(0, 0) = 1; x(1, 0) = 3;
-  b(0, 0) = 5.5; b(1, 0) = 7;
+  a(0, 0) = 2;
+  a(0, 1) = 1;
+  a(1, 0) = 4;
+  a(1, 1) = 1;
+  x(0, 0) = 1;
+  x(1, 0) = 3;
+  b(0, 0) = 5.5;
+  b(1, 0) = 7;
   const double eps = std::ldexp(1.0, -53);
   EXPECT_DOUBLE_EQ(sb::hpl_scaled_residual(a, x, b), 0.5 / (eps * (5 * 3 + 7) * 2));
 }

@@ -246,7 +246,8 @@ TEST(VerdictEnergy, BothSides) {
   EXPECT_EQ(e->gpu_j, 20.0);
   EXPECT_DOUBLE_EQ(e->ratio, 12.5);
   EXPECT_EQ(e->gpu_gflop_per_j, 33.3);
-  EXPECT_TRUE(has_line(v, "dgesv energy at n = 10000: CPU 250 J, GPU 20.0 J per solve: the GPU uses 12.5× less energy."));
+  EXPECT_TRUE(
+      has_line(v, "dgesv energy at n = 10000: CPU 250 J, GPU 20.0 J per solve: the GPU uses 12.5× less energy."));
 }
 
 TEST(VerdictEnergy, MissingSidesNamed) {

@@ -22,14 +22,14 @@ inline constexpr int nothing_measured = 4;  // no row ran (a filter that matches
 std::string exit_status_help();
 
 struct program {
-  std::string name;            // "solve_bench"
-  std::string about;           // the usage text's opening paragraph
+  std::string name;   // "solve_bench"
+  std::string about;  // the usage text's opening paragraph
   common_options* common = nullptr;
-  std::vector<flag> flags;     // every flag this binary accepts (its families' groups)
+  std::vector<flag> flags;  // every flag this binary accepts (its families' groups)
   std::function<void()> register_rows;
-  std::function<void()> add_context;                    // keys beside the common ones
-  std::function<std::vector<std::string>()> problems;   // after the run: more reasons to exit 1 (e.g. leaks)
-  std::function<void()> release;                        // after the run, before Google Benchmark shuts down
+  std::function<void()> add_context;                   // keys beside the common ones
+  std::function<std::vector<std::string>()> problems;  // after the run: more reasons to exit 1 (e.g. leaks)
+  std::function<void()> release;                       // after the run, before Google Benchmark shuts down
   // Whether a row that could not run in this process (the GPU's context broken by an earlier
   // row) may be run by a fresh one: the binary re-executes itself with --resume.
   bool can_reexec = true;

@@ -20,8 +20,8 @@ namespace solvebench::bench {
 class row_fixture {
  public:
   virtual ~row_fixture() = default;
-  virtual double run_once() = 0;  // restores the inputs untimed, returns the timed seconds of one call
-  virtual double check() = 0;     // HPL scaled residual of the last timed answer; throws if it fails
+  virtual double run_once() = 0;     // restores the inputs untimed, returns the timed seconds of one call
+  virtual double check() = 0;        // HPL scaled residual of the last timed answer; throws if it fails
   virtual double flops() const = 0;  // LAWN 41 count of one timed call
   virtual void add_counters(benchmark::State& state) const = 0;
 };

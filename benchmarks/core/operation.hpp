@@ -11,12 +11,12 @@
 namespace solvebench::bench {
 
 struct operation {
-  const char* name;             // the id's operation: "gesv" (batched rows: also "gesv", with path batched)
-  factorization family;         // which factorization its steps use (GEMM: none; marked by `multiplies`)
-  bool factors;                 // the timed region factors A, so A is restored before each call
-  bool solves;                  // the timed region solves with the factors, so B is restored before each call
-  bool multiplies;              // the timed region is C = A B
-  bool batched;                 // many small systems in one call (counts are per system)
+  const char* name;      // the id's operation: "gesv" (batched rows: also "gesv", with path batched)
+  factorization family;  // which factorization its steps use (GEMM: none; marked by `multiplies`)
+  bool factors;          // the timed region factors A, so A is restored before each call
+  bool solves;           // the timed region solves with the factors, so B is restored before each call
+  bool multiplies;       // the timed region is C = A B
+  bool batched;          // many small systems in one call (counts are per system)
   flop_counts (*counts)(double n, double nrhs);  // LAWN 41 multiplications and additions of one system
 
   // getrs/potrs: the factors are made once at set-up, the timed region only solves.
@@ -25,7 +25,9 @@ struct operation {
   bool checked_by_solving() const { return factors && !solves; }
   // Rows of operations with right-hand sides carry /nrhs:K (batched rows solve one each).
   bool has_rhs() const { return solves && !batched; }
-  matrix_kind default_kind() const { return family == factorization::cholesky ? matrix_kind::spd : matrix_kind::uniform; }
+  matrix_kind default_kind() const {
+    return family == factorization::cholesky ? matrix_kind::spd : matrix_kind::uniform;
+  }
 };
 
 namespace ops {

@@ -35,14 +35,14 @@ struct flag {
 
 // Every row: sizes, right-hand sides, precisions, matrices, where the rows log goes.
 struct common_options {
-  std::vector<std::int64_t> sizes;          // empty: each backend's default sweep
-  bool sizes_max = false;                   // --sizes=max: each family at the largest n that fits (sweep.hpp)
+  std::vector<std::int64_t> sizes;  // empty: each backend's default sweep
+  bool sizes_max = false;           // --sizes=max: each family at the largest n that fits (sweep.hpp)
   std::vector<std::int64_t> nrhs{1};
   std::vector<std::string> precisions{"d", "s"};
-  std::optional<matrix_kind> kind;          // empty: uniform for LU and GEMM rows, spd for Cholesky rows
+  std::optional<matrix_kind> kind;  // empty: uniform for LU and GEMM rows, spd for Cholesky rows
   std::uint64_t seed = default_seed;
-  std::string rows_out;                     // JSON-lines log of finished rows ("" = next to --benchmark_out)
-  std::string resume;                       // --resume: the rows log of an interrupted run to continue
+  std::string rows_out;  // JSON-lines log of finished rows ("" = next to --benchmark_out)
+  std::string resume;    // --resume: the rows log of an interrupted run to continue
   // The sizes each backend sweeps when --sizes is not given (shown by --help).
   std::vector<std::int64_t> default_sizes{256, 1024, 4096};
   std::vector<std::int64_t> sizes_or_default() const { return sizes.empty() ? default_sizes : sizes; }

@@ -56,11 +56,11 @@ struct problem {
   const operation* op;
   row_id id;
   std::int64_t n;
-  std::int64_t nrhs;     // 1 for operations without right-hand sides
-  std::int64_t count;    // systems in a batch; 1 otherwise
+  std::int64_t nrhs;   // 1 for operations without right-hand sides
+  std::int64_t count;  // systems in a batch; 1 otherwise
   matrix_kind kind;
   std::uint64_t seed;
-  std::string row;       // the row's name, for messages
+  std::string row;  // the row's name, for messages
   // > 0 (axis cond:C): A has this 2-norm condition number (conditioned.hpp: U S V^T, S geometric)
   // and B = A X for a known X, so the row also reports the forward error.
   double cond = 0;

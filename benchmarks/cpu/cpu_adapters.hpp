@@ -238,9 +238,7 @@ class batched_adapter : public host_timer {
     if (cholesky()) lapack::posv_batched(a_.data(), b_.data(), ws_);
     else lapack::gesv_batched(a_.data(), b_.data(), ws_);
   }
-  void check_info() const {
-    ws_.check_info(cholesky() ? "LAPACKE_?posv" : "LAPACKE_?gesv", p_.op->family);
-  }
+  void check_info() const { ws_.check_info(cholesky() ? "LAPACKE_?posv" : "LAPACKE_?gesv", p_.op->family); }
   double residual();
   void add_counters(benchmark::State& state) const;
 

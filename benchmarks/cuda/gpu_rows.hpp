@@ -11,7 +11,7 @@ namespace solvebench::bench::gpu {
 
 struct registration {
   bool registered = false;
-  std::string reason;  // why not, when not registered
+  std::string reason;                                        // why not, when not registered
   std::vector<std::pair<std::string, std::string>> context;  // the device's facts for the JSON context
   std::vector<std::int64_t> sizes;                           // the sizes of the solve rows
 };

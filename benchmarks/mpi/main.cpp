@@ -50,8 +50,9 @@ void add_context(const bench::common_options& opt, const bench::mpi::options& mp
   add("mpi_sizes", bench::join(opt.sizes_or_default()));
   add("mpi_nb", bench::join(mpi.nb));
   add("iterations", "chosen by Google Benchmark from the max-over-ranks times, so the same on every rank");
-  add("timing", "MPI_Barrier, then each rank's steady_clock around the ScaLAPACK call; the row's time is "
-                "the maximum over ranks (MPI_Allreduce MAX)");
+  add("timing",
+      "MPI_Barrier, then each rank's steady_clock around the ScaLAPACK call; the row's time is "
+      "the maximum over ranks (MPI_Allreduce MAX)");
 }
 
 }  // namespace

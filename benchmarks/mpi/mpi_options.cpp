@@ -31,12 +31,14 @@ void check_gb_flags(const std::vector<std::string>& gb_flags) {
     if (f.rfind("--benchmark_enable_random_interleaving", 0) == 0) {
       const auto eq = f.find('=');
       if (eq == std::string::npos || !is_false(f.substr(eq + 1)))
-        throw usage_error("--benchmark_enable_random_interleaving is not supported under MPI: every rank "
-                          "shuffles on its own, so the ranks would run different rows");
+        throw usage_error(
+            "--benchmark_enable_random_interleaving is not supported under MPI: every rank "
+            "shuffles on its own, so the ranks would run different rows");
     }
   if (const char* v = std::getenv("BENCHMARK_ENABLE_RANDOM_INTERLEAVING"); v && !is_false(v))
-    throw usage_error("BENCHMARK_ENABLE_RANDOM_INTERLEAVING is not supported under MPI (the ranks would "
-                      "run different rows)");
+    throw usage_error(
+        "BENCHMARK_ENABLE_RANDOM_INTERLEAVING is not supported under MPI (the ranks would "
+        "run different rows)");
 }
 
 }  // namespace solvebench::bench::mpi

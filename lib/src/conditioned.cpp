@@ -52,8 +52,7 @@ std::string number_text(double v) {
 
 }  // namespace
 
-conditioned_spec make_conditioned(std::int64_t n, double cond, std::uint64_t seed, int reflectors,
-                                  double sigma_max) {
+conditioned_spec make_conditioned(std::int64_t n, double cond, std::uint64_t seed, int reflectors, double sigma_max) {
   checked_size("make_conditioned: n", n, std::numeric_limits<std::int64_t>::max());
   if (!(cond >= 1.0 && cond <= 1e16))
     throw invalid_argument("make_conditioned: cond = " + number_text(cond) + " (expected 1 <= cond <= 1e16)");

@@ -13,8 +13,8 @@ singular_matrix::singular_matrix(const std::string& routine, std::int64_t pivot)
       pivot_(pivot) {}
 
 not_positive_definite::not_positive_definite(const std::string& routine, std::int64_t minor)
-    : error(routine + ": matrix is not positive definite: the leading minor of order " +
-            std::to_string(minor) + " is not positive (Cholesky minor " + std::to_string(minor) + ")"),
+    : error(routine + ": matrix is not positive definite: the leading minor of order " + std::to_string(minor) +
+            " is not positive (Cholesky minor " + std::to_string(minor) + ")"),
       minor_(minor) {}
 
 static std::string format_resid(double r) {
@@ -28,13 +28,11 @@ residual_check_failed::residual_check_failed(const std::string& what, double res
             (std::isfinite(resid) ? " is not below 16" : " (the answer holds NaN or Inf)")),
       resid_(resid) {}
 
-non_finite_input::non_finite_input(const std::string& name, std::int64_t row, std::int64_t col,
-                                   double value)
-    : error("input " + name + " holds " + (std::isnan(value) ? "NaN" : "Inf") + " at (" +
-            std::to_string(row) + "," + std::to_string(col) + ") (0-based); refusing to solve") {}
+non_finite_input::non_finite_input(const std::string& name, std::int64_t row, std::int64_t col, double value)
+    : error("input " + name + " holds " + (std::isnan(value) ? "NaN" : "Inf") + " at (" + std::to_string(row) + "," +
+            std::to_string(col) + ") (0-based); refusing to solve") {}
 
-out_of_memory::out_of_memory(const std::string& where, std::uint64_t needed_bytes,
-                             std::uint64_t available_bytes)
+out_of_memory::out_of_memory(const std::string& where, std::uint64_t needed_bytes, std::uint64_t available_bytes)
     : error("not enough " + where + " memory: needed " + format_bytes(needed_bytes) + ", available " +
             format_bytes(available_bytes)),
       needed_(needed_bytes),
@@ -55,8 +53,8 @@ std::int64_t checked_size(const std::string& what, std::int64_t n, std::int64_t 
     throw invalid_argument(what + " = " + std::to_string(n) + " overflows the backend's index type (max " +
                            std::to_string(max_index) + ")");
   // n*n elements of 16 bytes must stay addressable.
-  const auto limit = static_cast<std::int64_t>(std::sqrt(static_cast<double>(
-      std::numeric_limits<std::size_t>::max() / 16)));
+  const auto limit =
+      static_cast<std::int64_t>(std::sqrt(static_cast<double>(std::numeric_limits<std::size_t>::max() / 16)));
   if (n > limit)
     throw invalid_argument(what + " = " + std::to_string(n) + " makes an n x n matrix too large to address");
   return n;

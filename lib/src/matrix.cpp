@@ -13,8 +13,7 @@
 namespace solvebench {
 
 template <class T>
-host_matrix<T>::host_matrix(std::int64_t rows, std::int64_t cols)
-    : rows_(rows), cols_(cols) {
+host_matrix<T>::host_matrix(std::int64_t rows, std::int64_t cols) : rows_(rows), cols_(cols) {
   if (rows <= 0 || cols <= 0)
     throw invalid_argument("matrix dimensions must be positive, got " + std::to_string(rows) + " x " +
                            std::to_string(cols));
@@ -23,8 +22,7 @@ host_matrix<T>::host_matrix(std::int64_t rows, std::int64_t cols)
 
 template <class T>
 void host_matrix<T>::assign(const host_matrix& other) {
-  if (other.rows_ != rows_ || other.cols_ != cols_)
-    throw invalid_argument("host_matrix::assign: shape mismatch");
+  if (other.rows_ != rows_ || other.cols_ != cols_) throw invalid_argument("host_matrix::assign: shape mismatch");
   std::copy(other.data_.begin(), other.data_.end(), data_.begin());
 }
 

@@ -83,8 +83,8 @@ double hpl_scaled_residual(const host_matrix<T>& a, const host_matrix<T>& x, con
     const auto xj = column(x, j), bj = column(b, j);
     gemv_wide(a, xj, ax, j == 0 ? &row_sums : nullptr);
     for (std::size_t i = 0; i < ax.size(); ++i) ax[i] = bj[i] - ax[i];
-    const double r = hpl_scaled_residual(inf_norm(ax), inf_norm(row_sums), inf_norm(xj),
-                                         inf_norm(bj), a.rows(), unit_roundoff<T>());
+    const double r =
+        hpl_scaled_residual(inf_norm(ax), inf_norm(row_sums), inf_norm(xj), inf_norm(bj), a.rows(), unit_roundoff<T>());
     if (!(r <= worst)) worst = r;  // also propagates NaN/Inf
   }
   return worst;
@@ -104,8 +104,7 @@ double gemm_scaled_residual(const host_matrix<T>& a, const host_matrix<T>& b, co
   gemv_wide(a, bv, abv, &a_sums);
   for (std::size_t i = 0; i < cv.size(); ++i) cv[i] -= abv[i];
   const double denom_norms = inf_norm(a_sums) * inf_norm(b_sums);
-  return hpl_scaled_residual(inf_norm(cv), denom_norms, inf_norm(v), 0.0, a.cols(),
-                             unit_roundoff<T>());
+  return hpl_scaled_residual(inf_norm(cv), denom_norms, inf_norm(v), 0.0, a.cols(), unit_roundoff<T>());
 }
 
 void check_residual(const std::string& what, double resid) {

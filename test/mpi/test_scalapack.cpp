@@ -45,7 +45,8 @@ sb::host_matrix<T> gather(const sp::process_grid& grid, const sp::distributed_ma
   MPI_Allreduce(MPI_IN_PLACE, all.data(), static_cast<int>(all.size()), MPI_DOUBLE, MPI_SUM, grid.comm());
   sb::host_matrix<T> out(m.rows(), m.cols());
   for (std::int64_t j = 0; j < m.cols(); ++j)
-    for (std::int64_t i = 0; i < m.rows(); ++i) out(i, j) = static_cast<T>(all[static_cast<std::size_t>(j * m.rows() + i)]);
+    for (std::int64_t i = 0; i < m.rows(); ++i)
+      out(i, j) = static_cast<T>(all[static_cast<std::size_t>(j * m.rows() + i)]);
   return out;
 }
 
@@ -154,7 +155,11 @@ TYPED_TEST_SUITE(ScalapackSolve, Precisions);
 TYPED_TEST(ScalapackSolve, GesvAgreesWithLapacke) {
   using T = TypeParam;
   sp::process_grid grid(MPI_COMM_WORLD);
-  struct problem { std::int64_t n, nrhs; sp::index_t nb; sb::matrix_kind kind; };
+  struct problem {
+    std::int64_t n, nrhs;
+    sp::index_t nb;
+    sb::matrix_kind kind;
+  };
   for (const problem p : {problem{1, 1, 4, sb::matrix_kind::uniform}, problem{37, 1, 4, sb::matrix_kind::uniform},
                           problem{100, 2, 16, sb::matrix_kind::uniform}, problem{65, 1, 64, sb::matrix_kind::diagdom},
                           problem{150, 1, 7, sb::matrix_kind::diagdom}}) {
@@ -175,8 +180,7 @@ TYPED_TEST(ScalapackSolve, GesvAgreesWithLapacke) {
     const double diff = max_abs_difference(x_all, hx, &x_norm);
     const double kappa = condition_inf(sb::generate_matrix<T>(p.kind, p.n, 3));
     // Both are backward stable: each is within ~n eps kappa of the exact solution.
-    EXPECT_LE(diff, 4.0 * static_cast<double>(p.n) * sb::unit_roundoff<T>() * kappa * x_norm)
-        << "kappa " << kappa;
+    EXPECT_LE(diff, 4.0 * static_cast<double>(p.n) * sb::unit_roundoff<T>() * kappa * x_norm) << "kappa " << kappa;
 
     const double resid = sp::hpl_scaled_residual(grid, a0, x, b0);
     EXPECT_LT(resid, sb::residual_threshold);
@@ -230,8 +234,8 @@ TYPED_TEST(ScalapackSolve, DistributedResidualIsTheHostResidualAndCanFail) {
   const double bad = sp::hpl_scaled_residual(grid, a0, x, b0);
   EXPECT_GT(bad, sb::residual_threshold);
   EXPECT_NEAR(bad, sb::hpl_scaled_residual(ha, gather(grid, x), hb), 1e-9 * bad);
-  EXPECT_EQ(on_all_ranks(static_cast<long long>(bad)), std::vector<long long>(static_cast<std::size_t>(world_size()),
-                                                                                static_cast<long long>(bad)));
+  EXPECT_EQ(on_all_ranks(static_cast<long long>(bad)),
+            std::vector<long long>(static_cast<std::size_t>(world_size()), static_cast<long long>(bad)));
 }
 
 TYPED_TEST(ScalapackSolve, SingularMatrixThrowsTheSamePivotOnEveryRank) {

@@ -16,13 +16,13 @@
 
 #include "solvebench/device_generate.hpp"
 
-#define CHECK(call)                                                                      \
-  do {                                                                                   \
-    const auto status_ = (call);                                                         \
-    if (static_cast<int>(status_) != 0) {                                                \
+#define CHECK(call)                                                                                            \
+  do {                                                                                                         \
+    const auto status_ = (call);                                                                               \
+    if (static_cast<int>(status_) != 0) {                                                                      \
       std::fprintf(stderr, "%s failed (%d) at %s:%d\n", #call, static_cast<int>(status_), __FILE__, __LINE__); \
-      std::exit(1);                                                                      \
-    }                                                                                    \
+      std::exit(1);                                                                                            \
+    }                                                                                                          \
   } while (0)
 
 int main(int argc, char** argv) {
@@ -111,9 +111,10 @@ int main(int argc, char** argv) {
     CHECK(cudaMemcpy(hinfo, info, sizeof hinfo, cudaMemcpyDeviceToHost));
     std::sort(ms.begin(), ms.end());
     const double median = ms.size() % 2 ? ms[ms.size() / 2] : 0.5 * (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]);
-    std::printf("{\"op\": \"d%s\", \"api\": \"%s\", \"n\": %lld, \"repetitions\": %d, \"median_ms\": %.4f, "
-                "\"min_ms\": %.4f, \"max_ms\": %.4f, \"info\": [%d, %d]}\n",
-                op.c_str(), api.c_str(), n, reps, median, ms.front(), ms.back(), hinfo[0], hinfo[1]);
+    std::printf(
+        "{\"op\": \"d%s\", \"api\": \"%s\", \"n\": %lld, \"repetitions\": %d, \"median_ms\": %.4f, "
+        "\"min_ms\": %.4f, \"max_ms\": %.4f, \"info\": [%d, %d]}\n",
+        op.c_str(), api.c_str(), n, reps, median, ms.front(), ms.back(), hinfo[0], hinfo[1]);
     for (void* p : {static_cast<void*>(a0), static_cast<void*>(a), static_cast<void*>(b0), static_cast<void*>(b), dwork,
                     static_cast<void*>(ipiv64), static_cast<void*>(ipiv32), static_cast<void*>(info)})
       CHECK(cudaFree(p));

@@ -50,9 +50,9 @@ class lu_solver {
   static workspace_size query(const context& ctx, std::int64_t n, cusolver_api api);
   lu_solver(const context& ctx, std::int64_t n, std::int64_t nrhs, cusolver_api api = cusolver_api::generic64);
 
-  void factor(T* a);                 // A = P L U in place (leading dimension n)
-  void solve(const T* lu, T* b);     // B := A^-1 B from the factors
-  void check_info() const;           // singular_matrix(k) / invalid_argument from devInfo
+  void factor(T* a);              // A = P L U in place (leading dimension n)
+  void solve(const T* lu, T* b);  // B := A^-1 B from the factors
+  void check_info() const;        // singular_matrix(k) / invalid_argument from devInfo
 
  private:
   const context& ctx_;
@@ -70,8 +70,7 @@ template <class T>
 class cholesky_solver {
  public:
   static workspace_size query(const context& ctx, std::int64_t n, cusolver_api api);
-  cholesky_solver(const context& ctx, std::int64_t n, std::int64_t nrhs,
-                  cusolver_api api = cusolver_api::generic64);
+  cholesky_solver(const context& ctx, std::int64_t n, std::int64_t nrhs, cusolver_api api = cusolver_api::generic64);
 
   void factor(T* a);
   void solve(const T* l, T* b);

@@ -17,8 +17,7 @@ namespace solvebench::cuda {
 // Worst column of B - A X (A n x n with leading dimension n, X and B n x nrhs, all on the
 // device, A the original matrix) as an HPL scaled residual with eps = unit roundoff of T.
 template <class T>
-double hpl_scaled_residual(const T* a, const T* x, const T* b, std::int64_t n, std::int64_t nrhs,
-                           cudaStream_t stream);
+double hpl_scaled_residual(const T* a, const T* x, const T* b, std::int64_t n, std::int64_t nrhs, cudaStream_t stream);
 
 // The same for A and B never stored whole: their entries regenerated from (kind, seed), each
 // rounded to T first, as the generators wrote them (generate.hpp). A row that restores its

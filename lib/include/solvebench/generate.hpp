@@ -81,8 +81,8 @@ SB_HOST_DEVICE inline std::uint64_t imag_key(std::uint64_t key) { return mix64(k
 }  // namespace rng
 
 // Entry (i, j) of the n x n matrix of `kind` whose stream key is `key` (rng::matrix_key(seed)).
-SB_HOST_DEVICE inline double matrix_entry(matrix_kind kind, std::uint64_t key, std::int64_t n,
-                                          std::int64_t i, std::int64_t j) {
+SB_HOST_DEVICE inline double matrix_entry(matrix_kind kind, std::uint64_t key, std::int64_t n, std::int64_t i,
+                                          std::int64_t j) {
   const auto un = static_cast<std::uint64_t>(n);
   if (kind == matrix_kind::spd) {
     if (i == j) return static_cast<double>(n);
@@ -98,8 +98,8 @@ SB_HOST_DEVICE inline double matrix_entry(matrix_kind kind, std::uint64_t key, s
 
 // Entry (i, j) of an n-row right-hand side with stream key rng::rhs_key(seed).
 SB_HOST_DEVICE inline double rhs_entry(std::uint64_t key, std::int64_t n, std::int64_t i, std::int64_t j) {
-  return rng::uniform01(key, static_cast<std::uint64_t>(j) * static_cast<std::uint64_t>(n) +
-                                 static_cast<std::uint64_t>(i));
+  return rng::uniform01(key,
+                        static_cast<std::uint64_t>(j) * static_cast<std::uint64_t>(n) + static_cast<std::uint64_t>(i));
 }
 
 // A complex entry as two doubles: a plain struct, so host and device code share it

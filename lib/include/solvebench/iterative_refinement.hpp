@@ -27,19 +27,19 @@ using solvebench::refinement;
 struct irs_options {
   factor_precision lowest = factor_precision::fp32;
   refinement solver = refinement::classical;
-  int max_iters = 50;        // cuSOLVER's default; counts inner and outer iterations together
+  int max_iters = 50;  // cuSOLVER's default; counts inner and outer iterations together
   // > 0: passed to cusolverDnIRSParamsSetTol, replacing cuSOLVER's default stopping test
   // (documented as ||r||_inf < sqrt(n) ||x||_inf ||A||_inf eps: fp64 backward error). The docs
   // do not say how the value enters the test; the GPU tests pin its effect: a looser one stops
   // sooner (and may then fail the HPL residual check), an unreachable one never converges.
   double tolerance = 0.0;
-  bool fallback = true;      // to an fp64 factorization when refinement does not converge
+  bool fallback = true;           // to an fp64 factorization when refinement does not converge
   irs_api api = irs_api::expert;  // simple: solver, max_iters, tolerance, fallback at defaults
 };
 
 struct irs_result {
-  int niters = 0;        // cuSOLVER's count; < 0: refinement did not converge (see cuSOLVER docs)
-  int outer_niters = 0;  // outer iterations of two-level solvers (== niters for one-level)
+  int niters = 0;          // cuSOLVER's count; < 0: refinement did not converge (see cuSOLVER docs)
+  int outer_niters = 0;    // outer iterations of two-level solvers (== niters for one-level)
   bool fell_back = false;  // refinement failed and the answer came from an fp64 factorization
   double tolerance = 0.0;  // the tolerance cuSOLVER was given; 0: its default (see irs_options)
 };

@@ -21,16 +21,23 @@ using index_t = std::int32_t;  // lapack_int of the LP64 LAPACKE that Debian and
 // Largest n the LP64 interface can index.
 inline constexpr std::int64_t max_n = 2147483647;
 
-template <class T> void gesv(host_matrix<T>& a, std::vector<index_t>& ipiv, host_matrix<T>& b);
-template <class T> void getrf(host_matrix<T>& a, std::vector<index_t>& ipiv);
-template <class T> void getrs(const host_matrix<T>& lu, const std::vector<index_t>& ipiv, host_matrix<T>& b);
+template <class T>
+void gesv(host_matrix<T>& a, std::vector<index_t>& ipiv, host_matrix<T>& b);
+template <class T>
+void getrf(host_matrix<T>& a, std::vector<index_t>& ipiv);
+template <class T>
+void getrs(const host_matrix<T>& lu, const std::vector<index_t>& ipiv, host_matrix<T>& b);
 // Cholesky, lower triangle (A = L L^T; A = L L^H, A Hermitian, for complex T); the upper
 // triangle is not referenced.
-template <class T> void posv(host_matrix<T>& a, host_matrix<T>& b);
-template <class T> void potrf(host_matrix<T>& a);
-template <class T> void potrs(const host_matrix<T>& l, host_matrix<T>& b);
+template <class T>
+void posv(host_matrix<T>& a, host_matrix<T>& b);
+template <class T>
+void potrf(host_matrix<T>& a);
+template <class T>
+void potrs(const host_matrix<T>& l, host_matrix<T>& b);
 // C = A B (BLAS ?gemm): the ceiling each solve is held against.
-template <class T> void gemm(const host_matrix<T>& a, const host_matrix<T>& b, host_matrix<T>& c);
+template <class T>
+void gemm(const host_matrix<T>& a, const host_matrix<T>& b, host_matrix<T>& c);
 // Mixed precision: fp32 factorization, fp64 iterative refinement (LAPACKE_dsgesv_work,
 // so its fp32 copy of A and its work arrays are allocated once, here, not per call).
 class dsgesv_solver {

@@ -39,7 +39,9 @@ class batch_workspace {
   std::vector<index_t> ipiv_, info_;
 };
 
-template <class T> void gesv_batched(T* a, T* b, batch_workspace& ws);
-template <class T> void posv_batched(T* a, T* b, batch_workspace& ws);
+template <class T>
+void gesv_batched(T* a, T* b, batch_workspace& ws);
+template <class T>
+void posv_batched(T* a, T* b, batch_workspace& ws);
 
 }  // namespace solvebench::lapack

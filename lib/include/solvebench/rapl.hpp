@@ -12,9 +12,9 @@ namespace solvebench::rapl {
 
 // One counter the meter reads: a top-level package zone ("package-0") or a DRAM zone.
 struct zone {
-  std::string path;                     // .../intel-rapl:0 (its energy_uj is read)
-  std::string name;                     // the zone's own `name` file
-  bool dram = false;                    // DRAM energy; else a package's
+  std::string path;                       // .../intel-rapl:0 (its energy_uj is read)
+  std::string name;                       // the zone's own `name` file
+  bool dram = false;                      // DRAM energy; else a package's
   std::uint64_t max_energy_range_uj = 0;  // where energy_uj wraps to 0; 0 when unknown
 };
 

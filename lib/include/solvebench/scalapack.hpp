@@ -140,8 +140,8 @@ class distributed_matrix {
 // The n x n matrix generate_matrix<T>(kind, n, seed) gives, distributed, each rank making
 // its own pieces from global indices. Local, not collective.
 template <class T>
-distributed_matrix<T> generate_matrix(const process_grid& grid, matrix_kind kind, std::int64_t n,
-                                      index_t block, std::uint64_t seed);
+distributed_matrix<T> generate_matrix(const process_grid& grid, matrix_kind kind, std::int64_t n, index_t block,
+                                      std::uint64_t seed);
 // The n x nrhs right-hand side generate_rhs<T>(n, nrhs, seed) gives, distributed. Local.
 template <class T>
 distributed_matrix<T> generate_rhs(const process_grid& grid, std::int64_t n, std::int64_t nrhs, index_t block,
@@ -161,8 +161,7 @@ index_t posv_info(distributed_matrix<T>& a, distributed_matrix<T>& b);
 
 // The ranks agree on one INFO (the most negative if any is negative, else the smallest
 // positive), then every rank throws the same error via throw_on_info.
-void throw_on_grid_info(const process_grid& grid, const std::string& routine, index_t local_info,
-                        factorization kind);
+void throw_on_grid_info(const process_grid& grid, const std::string& routine, index_t local_info, factorization kind);
 
 // p?gesv / p?posv with the agreed error: A X = B, X overwriting b.
 template <class T>

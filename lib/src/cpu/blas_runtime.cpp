@@ -17,8 +17,8 @@
 extern "C" {
 // Standard BLAS and LAPACK symbols: every vendor has them; linked, not looked up, so that
 // their addresses are the ones the solves call.
-void dgemm_(const char*, const char*, const int*, const int*, const int*, const double*, const double*,
-            const int*, const double*, const int*, const double*, double*, const int*);
+void dgemm_(const char*, const char*, const int*, const int*, const int*, const double*, const double*, const int*,
+            const double*, const int*, const double*, double*, const int*);
 void dgetrf_(const int*, const int*, double*, const int*, int*, int*);
 void ilaver_(int* major, int* minor, int* patch);
 }
@@ -34,7 +34,7 @@ using set_int_fn = void (*)(int);
 using mkl_version_fn = void (*)(char*, int);
 using blis_get_fn = std::int64_t (*)();  // dim_t: 64-bit in every x86-64 and arm64 BLIS build
 using blis_set_fn = void (*)(std::int64_t);
-using blis_arch_id_fn = int (*)();       // arch_t, an enum
+using blis_arch_id_fn = int (*)();  // arch_t, an enum
 using blis_arch_name_fn = const char* (*)(int);
 using flexiblas_version_fn = void (*)(int*, int*, int*);
 using flexiblas_backend_fn = int (*)(char*, std::size_t);

@@ -35,7 +35,8 @@ class cpu_row_monitor final : public row_monitor {
   // The energy covers the whole loop, including the untimed restores of the inputs between
   // timed calls, and everything else the packages ran meanwhile: an upper bound per solve.
   // The load covers the same loop: what else ran on the machine while this row was timed.
-  std::vector<std::pair<std::string, double>> counters(double flops_per_iteration, long long iterations) const override {
+  std::vector<std::pair<std::string, double>> counters(double flops_per_iteration,
+                                                       long long iterations) const override {
     std::vector<std::pair<std::string, double>> out;
     if (start_ && end_)
       if (const auto e = meter_.joules_between(*start_, *end_))

@@ -17,10 +17,10 @@ static_assert(std::is_same_v<lapack_int, solvebench::lapack::index_t>,
 
 extern "C" {
 // Fortran BLAS (OpenBLAS ignores the hidden string lengths gfortran would pass).
-void dgemm_(const char*, const char*, const int*, const int*, const int*, const double*, const double*,
-            const int*, const double*, const int*, const double*, double*, const int*);
-void sgemm_(const char*, const char*, const int*, const int*, const int*, const float*, const float*,
-            const int*, const float*, const int*, const float*, float*, const int*);
+void dgemm_(const char*, const char*, const int*, const int*, const int*, const double*, const double*, const int*,
+            const double*, const int*, const double*, double*, const int*);
+void sgemm_(const char*, const char*, const int*, const int*, const int*, const float*, const float*, const int*,
+            const float*, const int*, const float*, float*, const int*);
 void zgemm_(const char*, const char*, const int*, const int*, const int*, const std::complex<double>*,
             const std::complex<double>*, const int*, const std::complex<double>*, const int*,
             const std::complex<double>*, std::complex<double>*, const int*);
@@ -114,15 +114,13 @@ void xgemm(int m, int n, int k, const ccomplex* a, const ccomplex* b, ccomplex* 
   cgemm_("N", "N", &m, &n, &k, &one, a, &m, b, &k, &zero, c, &m);
 }
 
-index_t to_index(const std::string& what, std::int64_t v) {
-  return static_cast<index_t>(checked_size(what, v, max_n));
-}
+index_t to_index(const std::string& what, std::int64_t v) { return static_cast<index_t>(checked_size(what, v, max_n)); }
 
 template <class T>
 index_t square_order(const char* routine, const host_matrix<T>& a) {
   if (a.rows() != a.cols())
-    throw invalid_argument(std::string(routine) + ": A must be square, got " + std::to_string(a.rows()) +
-                           " x " + std::to_string(a.cols()));
+    throw invalid_argument(std::string(routine) + ": A must be square, got " + std::to_string(a.rows()) + " x " +
+                           std::to_string(a.cols()));
   return to_index(std::string(routine) + ": n", a.rows());
 }
 
@@ -136,8 +134,8 @@ index_t rhs_count(const char* routine, index_t n, const host_matrix<T>& b) {
 
 void check_pivots(const char* routine, index_t n, std::size_t have) {
   if (have != static_cast<std::size_t>(n))
-    throw invalid_argument(std::string(routine) + ": ipiv holds " + std::to_string(have) + " entries, n = " +
-                           std::to_string(n));
+    throw invalid_argument(std::string(routine) + ": ipiv holds " + std::to_string(have) +
+                           " entries, n = " + std::to_string(n));
 }
 
 template <class T>
@@ -190,8 +188,7 @@ template <class T>
 void gemm(const host_matrix<T>& a, const host_matrix<T>& b, host_matrix<T>& c) {
   if (a.cols() != b.rows() || c.rows() != a.rows() || c.cols() != b.cols())
     throw invalid_argument("gemm: shape mismatch");
-  const index_t m = to_index("gemm: m", a.rows()), n = to_index("gemm: n", b.cols()),
-                k = to_index("gemm: k", a.cols());
+  const index_t m = to_index("gemm: m", a.rows()), n = to_index("gemm: n", b.cols()), k = to_index("gemm: k", a.cols());
   xgemm(m, n, k, a.data(), b.data(), c.data());
 }
 
@@ -206,20 +203,20 @@ index_t dsgesv_solver::solve(host_matrix<double>& a, const host_matrix<double>& 
   if (x.rows() != n || x.cols() != nrhs || work_.size() != static_cast<std::size_t>(n) * static_cast<std::size_t>(nrhs))
     throw invalid_argument("dsgesv: X and the workspace must have the shape of B");
   lapack_int iter = 0;
-  const lapack_int info = LAPACKE_dsgesv_work(LAPACK_COL_MAJOR, n, nrhs, a.data(), n, ipiv_.data(),
-                                              const_cast<double*>(b.data()), n, x.data(), n, work_.data(),
-                                              swork_.data(), &iter);
+  const lapack_int info =
+      LAPACKE_dsgesv_work(LAPACK_COL_MAJOR, n, nrhs, a.data(), n, ipiv_.data(), const_cast<double*>(b.data()), n,
+                          x.data(), n, work_.data(), swork_.data(), &iter);
   throw_on_info("LAPACKE_dsgesv", info, factorization::lu);
   return iter;
 }
 
-#define SB_INSTANTIATE(T)                                                                  \
-  template void gesv(host_matrix<T>&, std::vector<index_t>&, host_matrix<T>&);             \
-  template void getrf(host_matrix<T>&, std::vector<index_t>&);                             \
+#define SB_INSTANTIATE(T)                                                                   \
+  template void gesv(host_matrix<T>&, std::vector<index_t>&, host_matrix<T>&);              \
+  template void getrf(host_matrix<T>&, std::vector<index_t>&);                              \
   template void getrs(const host_matrix<T>&, const std::vector<index_t>&, host_matrix<T>&); \
-  template void posv(host_matrix<T>&, host_matrix<T>&);                                    \
-  template void potrf(host_matrix<T>&);                                                    \
-  template void potrs(const host_matrix<T>&, host_matrix<T>&);                             \
+  template void posv(host_matrix<T>&, host_matrix<T>&);                                     \
+  template void potrf(host_matrix<T>&);                                                     \
+  template void potrs(const host_matrix<T>&, host_matrix<T>&);                              \
   template void gemm(const host_matrix<T>&, const host_matrix<T>&, host_matrix<T>&);
 SB_INSTANTIATE(float)
 SB_INSTANTIATE(double)

@@ -8,8 +8,10 @@
 namespace solvebench::lapack {
 
 batch_workspace::batch_workspace(std::int64_t n, std::int64_t count)
-    : n_(checked_size("n", n, max_n)), count_(checked_size("batch", count, max_n)),
-      ipiv_(static_cast<std::size_t>(n * count)), info_(static_cast<std::size_t>(count)) {}
+    : n_(checked_size("n", n, max_n)),
+      count_(checked_size("batch", count, max_n)),
+      ipiv_(static_cast<std::size_t>(n * count)),
+      info_(static_cast<std::size_t>(count)) {}
 
 void batch_workspace::check_info(const char* routine, factorization kind) const {
   for (std::int64_t s = 0; s < count_; ++s)
@@ -39,8 +41,7 @@ void for_each_system(T* a, T* b, batch_workspace& ws, Solve solve) {
 
 template <class T>
 void gesv_batched(T* a, T* b, batch_workspace& ws) {
-  for_each_system(a, b, ws,
-                  [&ws](std::int64_t s, index_t n, T* as, T* bs) { return xgesv(n, as, ws.ipiv(s), bs); });
+  for_each_system(a, b, ws, [&ws](std::int64_t s, index_t n, T* as, T* bs) { return xgesv(n, as, ws.ipiv(s), bs); });
 }
 
 template <class T>

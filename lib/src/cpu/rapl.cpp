@@ -143,10 +143,8 @@ std::optional<energy_joules> energy_meter::joules_between(const reading& before,
       return std::nullopt;
     }
     const double joules = static_cast<double>(*uj) * 1e-6;
-    if (z.dram)
-      e.dram = e.dram.value_or(0.0) + joules;
-    else
-      e.package += joules;
+    if (z.dram) e.dram = e.dram.value_or(0.0) + joules;
+    else e.package += joules;
   }
   return e;
 }

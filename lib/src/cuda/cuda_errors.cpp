@@ -70,8 +70,8 @@ void check(cusolverStatus_t status, const char* call, const char* file, int line
 template <class Status>
 void log_if_failed(Status status, const char* call, const char* file, int line) noexcept {
   if (static_cast<int>(status) == 0) return;  // cudaSuccess, CUBLAS_/CUSOLVER_STATUS_SUCCESS
-  std::fprintf(stderr, "solve_bench: %s from %s at %s:%d (ignored while releasing)\n", status_name(status), call,
-               file, line);
+  std::fprintf(stderr, "solve_bench: %s from %s at %s:%d (ignored while releasing)\n", status_name(status), call, file,
+               line);
 }
 template void log_if_failed(cudaError_t, const char*, const char*, int) noexcept;
 template void log_if_failed(cublasStatus_t, const char*, const char*, int) noexcept;

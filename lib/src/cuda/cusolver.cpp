@@ -138,8 +138,9 @@ std::string routine(const char* generic, const char* legacy_op, cusolver_api api
 }
 
 int legacy_int(std::int64_t v, const char* what) {
-  if (v > 2147483647) throw invalid_argument(std::string(what) + " = " + std::to_string(v) +
-                                             " overflows the legacy 32-bit cuSOLVER API; use the generic 64-bit API");
+  if (v > 2147483647)
+    throw invalid_argument(std::string(what) + " = " + std::to_string(v) +
+                           " overflows the legacy 32-bit cuSOLVER API; use the generic 64-bit API");
   return static_cast<int>(v);
 }
 
@@ -148,8 +149,8 @@ int legacy_int(std::int64_t v, const char* what) {
 template <class T>
 std::size_t legacy_workspace_bytes(int lwork, const char* op, std::int64_t n) {
   if (lwork < 0)
-    throw invalid_argument(routine<T>("", op, cusolver_api::legacy32) + "_bufferSize: the workspace for n = " +
-                           std::to_string(n) +
+    throw invalid_argument(routine<T>("", op, cusolver_api::legacy32) +
+                           "_bufferSize: the workspace for n = " + std::to_string(n) +
                            " overflows the legacy 32-bit API's int lwork; use the generic 64-bit API");
   return static_cast<std::size_t>(lwork) * sizeof(T);
 }
@@ -198,8 +199,8 @@ template <class T>
 void lu_solver<T>::factor(T* a) {
   if (api_ == cusolver_api::generic64) {
     SB_CUSOLVER_CHECK(cusolverDnXgetrf(ctx_.solver(), ctx_.params(), n_, n_, data_type<T>(), a, n_, ipiv64_.data(),
-                                       data_type<T>(), work_.data(), work_.size(), host_work_.data(),
-                                       host_work_.size(), info_.data()));
+                                       data_type<T>(), work_.data(), work_.size(), host_work_.data(), host_work_.size(),
+                                       info_.data()));
   } else {
     SB_CUSOLVER_CHECK(getrf(ctx_.solver(), static_cast<int>(n_), a, work_.data(), ipiv32_.data(), info_.data()));
   }
@@ -211,8 +212,8 @@ void lu_solver<T>::solve(const T* lu, T* b) {
     SB_CUSOLVER_CHECK(cusolverDnXgetrs(ctx_.solver(), ctx_.params(), CUBLAS_OP_N, n_, nrhs_, data_type<T>(), lu, n_,
                                        ipiv64_.data(), data_type<T>(), b, n_, info_.data() + 1));
   } else {
-    SB_CUSOLVER_CHECK(getrs(ctx_.solver(), static_cast<int>(n_), legacy_int(nrhs_, "nrhs"), lu, ipiv32_.data(), b,
-                            info_.data() + 1));
+    SB_CUSOLVER_CHECK(
+        getrs(ctx_.solver(), static_cast<int>(n_), legacy_int(nrhs_, "nrhs"), lu, ipiv32_.data(), b, info_.data() + 1));
   }
 }
 
@@ -228,9 +229,8 @@ template <class T>
 workspace_size cholesky_solver<T>::query(const context& ctx, std::int64_t n, cusolver_api api) {
   workspace_size ws;
   if (api == cusolver_api::generic64) {
-    SB_CUSOLVER_CHECK(cusolverDnXpotrf_bufferSize(ctx.solver(), ctx.params(), CUBLAS_FILL_MODE_LOWER, n,
-                                                  data_type<T>(), nullptr, n, data_type<T>(), &ws.device_bytes,
-                                                  &ws.host_bytes));
+    SB_CUSOLVER_CHECK(cusolverDnXpotrf_bufferSize(ctx.solver(), ctx.params(), CUBLAS_FILL_MODE_LOWER, n, data_type<T>(),
+                                                  nullptr, n, data_type<T>(), &ws.device_bytes, &ws.host_bytes));
   } else {
     int lwork = 0;
     SB_CUSOLVER_CHECK(potrf_work(ctx.solver(), legacy_int(n, "n"), static_cast<const T*>(nullptr), &lwork));
@@ -252,9 +252,9 @@ cholesky_solver<T>::cholesky_solver(const context& ctx, std::int64_t n, std::int
 template <class T>
 void cholesky_solver<T>::factor(T* a) {
   if (api_ == cusolver_api::generic64) {
-    SB_CUSOLVER_CHECK(cusolverDnXpotrf(ctx_.solver(), ctx_.params(), CUBLAS_FILL_MODE_LOWER, n_, data_type<T>(), a,
-                                       n_, data_type<T>(), work_.data(), work_.size(), host_work_.data(),
-                                       host_work_.size(), info_.data()));
+    SB_CUSOLVER_CHECK(cusolverDnXpotrf(ctx_.solver(), ctx_.params(), CUBLAS_FILL_MODE_LOWER, n_, data_type<T>(), a, n_,
+                                       data_type<T>(), work_.data(), work_.size(), host_work_.data(), host_work_.size(),
+                                       info_.data()));
   } else {
     const int lwork = static_cast<int>(work_.size() / sizeof(T));
     SB_CUSOLVER_CHECK(potrf(ctx_.solver(), static_cast<int>(n_), a, work_.data(), lwork, info_.data()));
@@ -264,8 +264,8 @@ void cholesky_solver<T>::factor(T* a) {
 template <class T>
 void cholesky_solver<T>::solve(const T* l, T* b) {
   if (api_ == cusolver_api::generic64) {
-    SB_CUSOLVER_CHECK(cusolverDnXpotrs(ctx_.solver(), ctx_.params(), CUBLAS_FILL_MODE_LOWER, n_, nrhs_,
-                                       data_type<T>(), l, n_, data_type<T>(), b, n_, info_.data() + 1));
+    SB_CUSOLVER_CHECK(cusolverDnXpotrs(ctx_.solver(), ctx_.params(), CUBLAS_FILL_MODE_LOWER, n_, nrhs_, data_type<T>(),
+                                       l, n_, data_type<T>(), b, n_, info_.data() + 1));
   } else {
     SB_CUSOLVER_CHECK(potrs(ctx_.solver(), static_cast<int>(n_), legacy_int(nrhs_, "nrhs"), l, b, info_.data() + 1));
   }

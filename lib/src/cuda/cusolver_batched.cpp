@@ -25,8 +25,8 @@ device_buffer<T*> pointer_array(T* base, std::int64_t stride, std::int64_t count
   return dev;
 }
 
-void throw_on_batch_info(const char* routine, const device_buffer<int>& info, std::int64_t count,
-                         factorization kind, cudaStream_t stream) {
+void throw_on_batch_info(const char* routine, const device_buffer<int>& info, std::int64_t count, factorization kind,
+                         cudaStream_t stream) {
   std::vector<int> h(info.size());
   SB_CUDA_CHECK(cudaMemcpyAsync(h.data(), info.data(), info.size_bytes(), cudaMemcpyDeviceToHost, stream));
   SB_CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -69,9 +69,13 @@ cusolverStatus_t potrs(solver h, int n, float** a, float** b, int* info, int cou
 
 template <class T>
 batched_lu<T>::batched_lu(const context& ctx, T* a, T* b, std::int64_t n, std::int64_t count)
-    : ctx_(ctx), n_(batch_int(n, "n")), count_(batch_int(count, "batch")),
-      a_ptrs_(pointer_array(a, n * n, count, ctx.stream())), b_ptrs_(pointer_array(b, n, count, ctx.stream())),
-      ipiv_(static_cast<std::size_t>(n * count)), info_(static_cast<std::size_t>(count)) {
+    : ctx_(ctx),
+      n_(batch_int(n, "n")),
+      count_(batch_int(count, "batch")),
+      a_ptrs_(pointer_array(a, n * n, count, ctx.stream())),
+      b_ptrs_(pointer_array(b, n, count, ctx.stream())),
+      ipiv_(static_cast<std::size_t>(n * count)),
+      info_(static_cast<std::size_t>(count)) {
   SB_CUDA_CHECK(cudaMemsetAsync(info_.data(), 0, info_.size_bytes(), ctx.stream()));
 }
 
@@ -94,8 +98,11 @@ void batched_lu<T>::check_info() const {
 
 template <class T>
 batched_cholesky<T>::batched_cholesky(const context& ctx, T* a, T* b, std::int64_t n, std::int64_t count)
-    : ctx_(ctx), n_(batch_int(n, "n")), count_(batch_int(count, "batch")),
-      a_ptrs_(pointer_array(a, n * n, count, ctx.stream())), b_ptrs_(pointer_array(b, n, count, ctx.stream())),
+    : ctx_(ctx),
+      n_(batch_int(n, "n")),
+      count_(batch_int(count, "batch")),
+      a_ptrs_(pointer_array(a, n * n, count, ctx.stream())),
+      b_ptrs_(pointer_array(b, n, count, ctx.stream())),
       info_(static_cast<std::size_t>(count + 1)) {
   SB_CUDA_CHECK(cudaMemsetAsync(info_.data(), 0, info_.size_bytes(), ctx.stream()));
 }
@@ -115,8 +122,8 @@ void batched_cholesky<T>::check_info() const {
   throw_on_batch_info(nvidia_routine_name<T>("cusolverDn", "potrfBatched").c_str(), info_, count_,
                       factorization::cholesky, ctx_.stream());
   int solve_info = 0;
-  SB_CUDA_CHECK(cudaMemcpyAsync(&solve_info, info_.data() + count_, sizeof(int), cudaMemcpyDeviceToHost,
-                                ctx_.stream()));
+  SB_CUDA_CHECK(
+      cudaMemcpyAsync(&solve_info, info_.data() + count_, sizeof(int), cudaMemcpyDeviceToHost, ctx_.stream()));
   SB_CUDA_CHECK(cudaStreamSynchronize(ctx_.stream()));
   throw_on_info(nvidia_routine_name<T>("cusolverDn", "potrsBatched"), solve_info, factorization::cholesky);
 }

@@ -81,8 +81,8 @@ std::int64_t query_lwork(const context& ctx, factorization kind, std::int64_t n,
   } else {
     SB_CUSOLVER_CHECK(
         cusolverMgPotrf_bufferSize(ctx.handle(), CUBLAS_FILL_MODE_LOWER, as_int(n), a, 1, 1, desc_a, t, &lf));
-    SB_CUSOLVER_CHECK(cusolverMgPotrs_bufferSize(ctx.handle(), CUBLAS_FILL_MODE_LOWER, as_int(n), as_int(nrhs), a, 1,
-                                                 1, desc_a, b, 1, 1, desc_b, t, &ls));
+    SB_CUSOLVER_CHECK(cusolverMgPotrs_bufferSize(ctx.handle(), CUBLAS_FILL_MODE_LOWER, as_int(n), as_int(nrhs), a, 1, 1,
+                                                 desc_a, b, 1, 1, desc_b, t, &ls));
   }
   return std::max(lf, ls);
 }
@@ -147,8 +147,8 @@ std::vector<double> distributed_matrix<T>::column(std::int64_t j) const {
   const int p = layout_.owner(j);
   std::vector<T> h(as_size(rows_));
   scoped_device on(ctx_->devices()[as_size(p)]);
-  SB_CUDA_CHECK(cudaMemcpy(h.data(), part(p) + layout_.local_col(j) * rows_, h.size() * sizeof(T),
-                           cudaMemcpyDeviceToHost));
+  SB_CUDA_CHECK(
+      cudaMemcpy(h.data(), part(p) + layout_.local_col(j) * rows_, h.size() * sizeof(T), cudaMemcpyDeviceToHost));
   return std::vector<double>(h.begin(), h.end());
 }
 
@@ -245,15 +245,16 @@ void linear_system<T>::factor() {
     SB_CUSOLVER_CHECK(cusolverMgGetrf(ctx_.handle(), as_int(n_), as_int(n_), a_.parts(), 1, 1, a_.desc(),
                                       ipiv_pointers_.data(), t, work_pointers_.data(), lwork_, &info));
   else {
-    const cusolverStatus_t status = cusolverMgPotrf(ctx_.handle(), CUBLAS_FILL_MODE_LOWER, as_int(n_), a_.parts(), 1,
-                                                    1, a_.desc(), t, work_pointers_.data(), lwork_, &info);
+    const cusolverStatus_t status = cusolverMgPotrf(ctx_.handle(), CUBLAS_FILL_MODE_LOWER, as_int(n_), a_.parts(), 1, 1,
+                                                    a_.desc(), t, work_pointers_.data(), lwork_, &info);
     // Measured on two H200s (CUDA 13.0): an indefinite matrix makes cusolverMgPotrf return
     // INTERNAL_ERROR, not info > 0 as cusolverDnXpotrf does, so no minor can be named.
     if (status == CUSOLVER_STATUS_INTERNAL_ERROR) {
       ctx_.synchronize();
       a_holds_factors_ = true;
       factored_ = false;
-      throw error(routine<T>("Potrf") + ": CUSOLVER_STATUS_INTERNAL_ERROR, which cusolverMg returns for a matrix "
+      throw error(routine<T>("Potrf") +
+                  ": CUSOLVER_STATUS_INTERNAL_ERROR, which cusolverMg returns for a matrix "
                   "that is not positive definite (it names no minor; cusolverDnXpotrf on one GPU does)");
     }
     SB_CUSOLVER_CHECK(status);
@@ -276,8 +277,8 @@ void linear_system<T>::solve() {
                                       a_.desc(), ipiv_pointers_.data(), b_.parts(), 1, 1, b_.desc(), t,
                                       work_pointers_.data(), lwork_, &info));
   else
-    SB_CUSOLVER_CHECK(cusolverMgPotrs(ctx_.handle(), CUBLAS_FILL_MODE_LOWER, as_int(n_), as_int(nrhs_), a_.parts(),
-                                      1, 1, a_.desc(), b_.parts(), 1, 1, b_.desc(), t, work_pointers_.data(), lwork_,
+    SB_CUSOLVER_CHECK(cusolverMgPotrs(ctx_.handle(), CUBLAS_FILL_MODE_LOWER, as_int(n_), as_int(nrhs_), a_.parts(), 1,
+                                      1, a_.desc(), b_.parts(), 1, 1, b_.desc(), t, work_pointers_.data(), lwork_,
                                       &info));
   ctx_.synchronize();
   throw_on_info(routine<T>(lu ? "Getrs" : "Potrs"), info, kind_);
@@ -294,8 +295,9 @@ row_sums linear_system<T>::apply_a(const std::vector<double>& x, a_source source
     throw invalid_argument("apply_a(): x has " + std::to_string(x.size()) + " entries, n = " + std::to_string(n_));
   if (!generated_) throw invalid_argument("apply_a(): nothing generated yet");
   if (source == a_source::stored && a_holds_factors_)
-    throw invalid_argument("apply_a(): A's tiles hold its factors since factor(); generate() it again or use "
-                           "a_source::regenerated");
+    throw invalid_argument(
+        "apply_a(): A's tiles hold its factors since factor(); generate() it again or use "
+        "a_source::regenerated");
   const int g = ctx_.device_count();
   const std::size_t un = as_size(n_);
   std::vector<device_buffer_on<double>> dx, dax, dabs;
@@ -318,10 +320,10 @@ row_sums linear_system<T>::apply_a(const std::vector<double>& x, a_source source
         accumulate_ax_generated<T>(matrix_kind_, seed_, n_, blk.first_col, blk.cols, dx.back().data(),
                                    dax.back().data(), dabs.back().data(), s);
     }
-    SB_CUDA_CHECK(cudaMemcpyAsync(hax[as_size(p)].data(), dax.back().data(), un * sizeof(double),
-                                  cudaMemcpyDeviceToHost, s));
-    SB_CUDA_CHECK(cudaMemcpyAsync(habs[as_size(p)].data(), dabs.back().data(), un * sizeof(double),
-                                  cudaMemcpyDeviceToHost, s));
+    SB_CUDA_CHECK(
+        cudaMemcpyAsync(hax[as_size(p)].data(), dax.back().data(), un * sizeof(double), cudaMemcpyDeviceToHost, s));
+    SB_CUDA_CHECK(
+        cudaMemcpyAsync(habs[as_size(p)].data(), dabs.back().data(), un * sizeof(double), cudaMemcpyDeviceToHost, s));
   }
   for (int p = 0; p < g; ++p) {
     scoped_device on(ctx_.devices()[as_size(p)]);

@@ -37,8 +37,8 @@ __global__ void matrix_batch_kernel(T* a, matrix_kind kind, std::int64_t n, std:
   const std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (k >= n * n) return;
   for (std::int64_t s = blockIdx.y; s < count; s += gridDim.y)
-    a[s * n * n + k] = static_cast<T>(matrix_entry(kind, rng::matrix_key(seed + static_cast<std::uint64_t>(s)), n,
-                                                   k % n, k / n));
+    a[s * n * n + k] =
+        static_cast<T>(matrix_entry(kind, rng::matrix_key(seed + static_cast<std::uint64_t>(s)), n, k % n, k / n));
 }
 
 template <class T>

@@ -94,8 +94,8 @@ void rhs_from_solution(const T* a, std::int64_t lda, const T* x, T* b, std::int6
   const std::int64_t chunks = (n + col_chunk - 1) / col_chunk;
   device_buffer<double> partial(static_cast<std::size_t>(chunks * n));
   for (std::int64_t c = 0; c < nrhs; ++c) {
-    rhs_partial_kernel<<<dim3(blocks_for(n), static_cast<unsigned>(chunks)), threads, 0, stream>>>(a, lda, x + c * n,
-                                                                                                  n, partial.data());
+    rhs_partial_kernel<<<dim3(blocks_for(n), static_cast<unsigned>(chunks)), threads, 0, stream>>>(a, lda, x + c * n, n,
+                                                                                                   partial.data());
     SB_CUDA_CHECK(cudaGetLastError());
     rhs_reduce_kernel<<<blocks_for(n), threads, 0, stream>>>(partial.data(), chunks, n, b + c * n);
     SB_CUDA_CHECK(cudaGetLastError());
@@ -126,8 +126,8 @@ double forward_error(const T* x_hat, const T* x_true, std::int64_t n, std::int64
   return worst;
 }
 
-#define SB_INSTANTIATE(T)                                                                                        \
-  template void generate_known_solution(T*, std::int64_t, std::int64_t, std::uint64_t, cudaStream_t);           \
+#define SB_INSTANTIATE(T)                                                                                          \
+  template void generate_known_solution(T*, std::int64_t, std::int64_t, std::uint64_t, cudaStream_t);              \
   template void rhs_from_solution(const T*, std::int64_t, const T*, T*, std::int64_t, std::int64_t, cudaStream_t); \
   template double forward_error(const T*, const T*, std::int64_t, std::int64_t, cudaStream_t);
 SB_INSTANTIATE(float)

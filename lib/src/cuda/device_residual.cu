@@ -188,7 +188,8 @@ double worst_column_residual(const T* x, std::int64_t n, std::int64_t nrhs, cuda
     accumulate(d_x.data(), d_ax.data(), col == 0 ? d_abs.data() : nullptr);
     SB_CUDA_CHECK(cudaMemcpyAsync(ax.data(), d_ax.data(), un * sizeof(W), cudaMemcpyDeviceToHost, stream));
     if (col == 0)
-      SB_CUDA_CHECK(cudaMemcpyAsync(abs_rows.data(), d_abs.data(), un * sizeof(double), cudaMemcpyDeviceToHost, stream));
+      SB_CUDA_CHECK(
+          cudaMemcpyAsync(abs_rows.data(), d_abs.data(), un * sizeof(double), cudaMemcpyDeviceToHost, stream));
     SB_CUDA_CHECK(cudaStreamSynchronize(stream));
     for (std::size_t i = 0; i < un; ++i) ax[i] = bc[i] - ax[i];
     const double r = solvebench::hpl_scaled_residual(inf_norm(ax), inf_norm(abs_rows), inf_norm(xc), inf_norm(bc), n,
@@ -257,8 +258,8 @@ batch_residual batched_hpl_scaled_residual(const T* a, const T* x, const T* b, s
   batched_residual_kernel<<<blocks, threads, 0, stream>>>(a, x, b, n, count, unit_roundoff<T>(), d_resid.data());
   SB_CUDA_CHECK(cudaGetLastError());
   std::vector<double> resid(static_cast<std::size_t>(count));
-  SB_CUDA_CHECK(cudaMemcpyAsync(resid.data(), d_resid.data(), resid.size() * sizeof(double), cudaMemcpyDeviceToHost,
-                                stream));
+  SB_CUDA_CHECK(
+      cudaMemcpyAsync(resid.data(), d_resid.data(), resid.size() * sizeof(double), cudaMemcpyDeviceToHost, stream));
   SB_CUDA_CHECK(cudaStreamSynchronize(stream));
   batch_residual out{0.0, 0};
   for (std::size_t s = 0; s < resid.size(); ++s)

@@ -47,9 +47,9 @@ unique_handle<cusolverDnIRSParams_t, cusolverDnIRSParamsDestroy> make_params(con
 }
 
 // The simple API: one entry point (and one workspace query) per factorization precision.
-using simple_gesv_fn = cusolverStatus_t (*)(cusolverDnHandle_t, cusolver_int_t, cusolver_int_t, double*,
-                                            cusolver_int_t, cusolver_int_t*, double*, cusolver_int_t, double*,
-                                            cusolver_int_t, void*, std::size_t, cusolver_int_t*, cusolver_int_t*);
+using simple_gesv_fn = cusolverStatus_t (*)(cusolverDnHandle_t, cusolver_int_t, cusolver_int_t, double*, cusolver_int_t,
+                                            cusolver_int_t*, double*, cusolver_int_t, double*, cusolver_int_t, void*,
+                                            std::size_t, cusolver_int_t*, cusolver_int_t*);
 using simple_query_fn = cusolverStatus_t (*)(cusolverDnHandle_t, cusolver_int_t, cusolver_int_t, double*,
                                              cusolver_int_t, cusolver_int_t*, double*, cusolver_int_t, double*,
                                              cusolver_int_t, void*, std::size_t*);
@@ -83,9 +83,9 @@ void validate(const irs_options& opt) {
   if (opt.tolerance != defaults.tolerance) ignored += " tolerance";
   if (opt.fallback != defaults.fallback) ignored += " fallback";
   if (!ignored.empty())
-    throw invalid_argument(std::string(simple_api(opt.lowest).name) +
-                           " (irs_api::simple) takes no refinement settings; set through the expert API instead:" +
-                           ignored);
+    throw invalid_argument(
+        std::string(simple_api(opt.lowest).name) +
+        " (irs_api::simple) takes no refinement settings; set through the expert API instead:" + ignored);
 }
 
 std::string routine(const irs_options& opt) {
@@ -94,8 +94,9 @@ std::string routine(const irs_options& opt) {
 }
 
 int checked_int(std::int64_t v, const char* what) {
-  if (v > 2147483647) throw invalid_argument(std::string("cusolverDnIRSXgesv: ") + what + " = " + std::to_string(v) +
-                                             " overflows its 32-bit index type");
+  if (v > 2147483647)
+    throw invalid_argument(std::string("cusolverDnIRSXgesv: ") + what + " = " + std::to_string(v) +
+                           " overflows its 32-bit index type");
   return static_cast<int>(v);
 }
 
@@ -107,8 +108,9 @@ std::size_t irs_solver::query(const context& ctx, std::int64_t n, std::int64_t n
   if (opt.api == irs_api::simple) {
     // Only sizes matter to the query (the matrices are not read); leading dimensions = n.
     const int ni = checked_int(n, "n");
-    SB_CUSOLVER_CHECK(simple_api(opt.lowest).query(ctx.solver(), ni, checked_int(nrhs, "nrhs"), nullptr, ni, nullptr,
-                                                   nullptr, ni, nullptr, ni, nullptr, &bytes));
+    SB_CUSOLVER_CHECK(simple_api(opt.lowest)
+                          .query(ctx.solver(), ni, checked_int(nrhs, "nrhs"), nullptr, ni, nullptr, nullptr, ni,
+                                 nullptr, ni, nullptr, &bytes));
     return bytes;
   }
   const auto params = make_params(opt);
@@ -137,8 +139,9 @@ void irs_solver::solve(double* a, double* b, double* x) {
   const int n = static_cast<int>(n_), k = static_cast<int>(nrhs_);
   cusolverStatus_t status;
   if (opt_.api == irs_api::simple) {
-    status = simple_api(opt_.lowest).gesv(ctx_.solver(), n, k, a, n, ipiv_.data(), b, n, x, n, work_.data(),
-                                          work_.size(), &niters_, info_.data());
+    status = simple_api(opt_.lowest)
+                 .gesv(ctx_.solver(), n, k, a, n, ipiv_.data(), b, n, x, n, work_.data(), work_.size(), &niters_,
+                       info_.data());
   } else {
     if (!infos_) prepare();
     status = cusolverDnIRSXgesv(ctx_.solver(), params_.get(), infos_.get(), n, k, a, n, b, n, x, n, work_.data(),
@@ -154,7 +157,7 @@ irs_result irs_solver::outcome() const {
   r.niters = niters_;
   r.tolerance = opt_.tolerance;
   if (opt_.api == irs_api::simple) {
-    r.outer_niters = niters_;  // one-level refinement; no infos object to ask
+    r.outer_niters = niters_;   // one-level refinement; no infos object to ask
     r.fell_back = niters_ < 0;  // the simple API always falls back to fp64 when refinement fails
     return r;
   }

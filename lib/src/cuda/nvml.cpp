@@ -33,10 +33,8 @@ gpu_sample session::sample(const device& d) const {
   } else {
     unsigned mhz = 0;
     const abi::return_t rc = api_->clock_info(h, abi::clock_sm, &mhz);
-    if (rc == abi::success)
-      s.sm_clock_mhz = mhz;
-    else
-      s.missing.push_back("SM clock not readable: " + api_->error(rc));
+    if (rc == abi::success) s.sm_clock_mhz = mhz;
+    else s.missing.push_back("SM clock not readable: " + api_->error(rc));
   }
 
   if (!api_->clocks_event_reasons) {
@@ -45,10 +43,8 @@ gpu_sample session::sample(const device& d) const {
   } else {
     unsigned long long mask = 0;
     const abi::return_t rc = api_->clocks_event_reasons(h, &mask);
-    if (rc == abi::success)
-      s.clocks_event_reasons = mask;
-    else
-      s.missing.push_back("clock-event (throttle) reasons not readable: " + api_->error(rc));
+    if (rc == abi::success) s.clocks_event_reasons = mask;
+    else s.missing.push_back("clock-event (throttle) reasons not readable: " + api_->error(rc));
   }
 
   if (!api_->compute_processes) {
@@ -78,12 +74,10 @@ gpu_sample session::sample(const device& d) const {
   } else {
     unsigned long long mj = 0;
     const abi::return_t rc = api_->total_energy(h, &mj);
-    if (rc == abi::success)
-      s.energy_mj = mj;
+    if (rc == abi::success) s.energy_mj = mj;
     else if (rc == abi::error_not_supported)
       s.missing.push_back("total energy counter not supported on this GPU: " + api_->error(rc));
-    else
-      s.missing.push_back("total energy counter not readable: " + api_->error(rc));
+    else s.missing.push_back("total energy counter not readable: " + api_->error(rc));
   }
 
   if (!api_->violation_status) {
@@ -166,7 +160,8 @@ std::optional<clock_samples> session::sm_clock_samples(const device& d, std::uin
 namespace {
 std::optional<pcie_link> read_link(const api* a, const std::string& unavailable, abi::device_t h,
                                    abi::return_t (*generation)(abi::device_t, unsigned*),
-                                   abi::return_t (*width)(abi::device_t, unsigned*), const char* what, std::string* why) {
+                                   abi::return_t (*width)(abi::device_t, unsigned*), const char* what,
+                                   std::string* why) {
   if (!a) {
     if (why) *why = unavailable;
     return std::nullopt;
@@ -272,12 +267,30 @@ std::string describe_clocks_event_reasons(std::uint64_t mask) {
 double pcie_GBps(unsigned generation, unsigned lanes) {
   double gigatransfers = 0, efficiency = 0;
   switch (generation) {
-    case 1: gigatransfers = 2.5; efficiency = 8.0 / 10.0; break;
-    case 2: gigatransfers = 5.0; efficiency = 8.0 / 10.0; break;
-    case 3: gigatransfers = 8.0; efficiency = 128.0 / 130.0; break;
-    case 4: gigatransfers = 16.0; efficiency = 128.0 / 130.0; break;
-    case 5: gigatransfers = 32.0; efficiency = 128.0 / 130.0; break;
-    case 6: gigatransfers = 64.0; efficiency = 242.0 / 256.0; break;
+    case 1:
+      gigatransfers = 2.5;
+      efficiency = 8.0 / 10.0;
+      break;
+    case 2:
+      gigatransfers = 5.0;
+      efficiency = 8.0 / 10.0;
+      break;
+    case 3:
+      gigatransfers = 8.0;
+      efficiency = 128.0 / 130.0;
+      break;
+    case 4:
+      gigatransfers = 16.0;
+      efficiency = 128.0 / 130.0;
+      break;
+    case 5:
+      gigatransfers = 32.0;
+      efficiency = 128.0 / 130.0;
+      break;
+    case 6:
+      gigatransfers = 64.0;
+      efficiency = 242.0 / 256.0;
+      break;
     default:
       throw invalid_argument("PCIe generation " + std::to_string(generation) + " is not one this code knows (1-6)");
   }
@@ -291,8 +304,9 @@ std::optional<double> pcie_max_GBps(const session& s, int cuda_device, std::stri
   const auto link = s.pcie_max_link(*d, why);
   if (!link) return std::nullopt;
   if (link->generation < 1 || link->generation > 6 || link->width == 0) {
-    if (why) *why = "maximum PCIe link gen" + std::to_string(link->generation) + " x" + std::to_string(link->width) +
-                    " is not one this code knows";
+    if (why)
+      *why = "maximum PCIe link gen" + std::to_string(link->generation) + " x" + std::to_string(link->width) +
+             " is not one this code knows";
     return std::nullopt;
   }
   return pcie_GBps(link->generation, link->width);
@@ -326,7 +340,8 @@ unsigned nvlinks_to(const nvlink_summary& from, const std::string& to_bus_id) {
 
 unsigned count_other_processes(const std::vector<unsigned>& pids, unsigned self_pid) {
   const bool self_seen = std::find(pids.begin(), pids.end(), self_pid) != pids.end();
-  auto others = static_cast<unsigned>(std::count_if(pids.begin(), pids.end(), [&](unsigned p) { return p != self_pid; }));
+  auto others =
+      static_cast<unsigned>(std::count_if(pids.begin(), pids.end(), [&](unsigned p) { return p != self_pid; }));
   if (!self_seen && others > 0) --others;  // our own context, under a pid of another namespace
   return others;
 }
@@ -360,10 +375,8 @@ std::string link_topology(const session& s, const std::vector<gpu_endpoint>& gpu
       line << "PCIe unknown";
     }
     links[i] = s.nvlinks(*d);
-    if (!links[i])
-      line << ", NVLink unknown";
-    else if (links[i]->links_up == 0)
-      line << ", no NVLink up";
+    if (!links[i]) line << ", NVLink unknown";
+    else if (links[i]->links_up == 0) line << ", no NVLink up";
     else {
       line << ", NVLink " << links[i]->links_up << " up";
       if (links[i]->to_switch > 0) line << " (" << links[i]->to_switch << " to NVSwitch)";
@@ -377,7 +390,8 @@ std::string link_topology(const session& s, const std::vector<gpu_endpoint>& gpu
            << (can_access_peer(gpus[i].cuda_device, gpus[j].cuda_device) ? "peer" : "no peer") << ", ";
       if (!links[i] || !links[j]) {
         pair << "NVLink unknown";
-      } else if (const unsigned direct = std::max(nvlinks_to(*links[i], gpus[j].bus_id), nvlinks_to(*links[j], gpus[i].bus_id));
+      } else if (const unsigned direct =
+                     std::max(nvlinks_to(*links[i], gpus[j].bus_id), nvlinks_to(*links[j], gpus[i].bus_id));
                  direct > 0) {
         pair << "NVLink x" << direct;
       } else if (links[i]->to_switch > 0 && links[j]->to_switch > 0) {

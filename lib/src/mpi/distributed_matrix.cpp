@@ -9,8 +9,7 @@ using detail::one;
 using detail::to_index;
 
 template <class T>
-distributed_matrix<T>::distributed_matrix(const process_grid& grid, std::int64_t rows, std::int64_t cols,
-                                          index_t block)
+distributed_matrix<T>::distributed_matrix(const process_grid& grid, std::int64_t rows, std::int64_t cols, index_t block)
     : rows_(rows), cols_(cols), block_(block) {
   const index_t m = to_index("distributed matrix rows", rows), n = to_index("distributed matrix columns", cols);
   if (block < 1) throw invalid_argument("block size must be positive, got " + std::to_string(block));
@@ -58,7 +57,8 @@ distributed_matrix<T> generate_rhs(const process_grid& grid, std::int64_t n, std
   const std::uint64_t key = rng::rhs_key(seed);
   for (std::int64_t j = 0; j < b.local_cols(); ++j) {
     const std::int64_t gj = b.global_col(j);
-    for (std::int64_t i = 0; i < b.local_rows(); ++i) b.local(i, j) = static_cast<T>(rhs_entry(key, n, b.global_row(i), gj));
+    for (std::int64_t i = 0; i < b.local_rows(); ++i)
+      b.local(i, j) = static_cast<T>(rhs_entry(key, n, b.global_row(i), gj));
   }
   return b;
 }
@@ -68,12 +68,12 @@ std::vector<index_t> pivots_for(const distributed_matrix<T>& a) {
   return std::vector<index_t>(static_cast<std::size_t>(a.local_rows() + a.block()));
 }
 
-#define SB_INSTANTIATE(T)                                                                                  \
-  template class distributed_matrix<T>;                                                                    \
-  template distributed_matrix<T> generate_matrix(const process_grid&, matrix_kind, std::int64_t, index_t,  \
-                                                 std::uint64_t);                                           \
-  template distributed_matrix<T> generate_rhs(const process_grid&, std::int64_t, std::int64_t, index_t,    \
-                                              std::uint64_t);                                              \
+#define SB_INSTANTIATE(T)                                                                                 \
+  template class distributed_matrix<T>;                                                                   \
+  template distributed_matrix<T> generate_matrix(const process_grid&, matrix_kind, std::int64_t, index_t, \
+                                                 std::uint64_t);                                          \
+  template distributed_matrix<T> generate_rhs(const process_grid&, std::int64_t, std::int64_t, index_t,   \
+                                              std::uint64_t);                                             \
   template std::vector<index_t> pivots_for(const distributed_matrix<T>&);
 SB_INSTANTIATE(float)
 SB_INSTANTIATE(double)

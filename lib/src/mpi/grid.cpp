@@ -37,11 +37,12 @@ grid_shape near_square_grid(int ranks) {
   return {rows, ranks / rows};
 }
 
-process_grid::process_grid(MPI_Comm comm) : process_grid(comm, [&] {
-  int size = 0;
-  MPI_Comm_size(comm, &size);
-  return near_square_grid(size);
-}()) {}
+process_grid::process_grid(MPI_Comm comm)
+    : process_grid(comm, [&] {
+        int size = 0;
+        MPI_Comm_size(comm, &size);
+        return near_square_grid(size);
+      }()) {}
 
 process_grid::process_grid(MPI_Comm comm, grid_shape shape) : shape_(shape) {
   int size = 0;

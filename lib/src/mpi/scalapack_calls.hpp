@@ -19,19 +19,17 @@ int Csys2blacs_handle(MPI_Comm comm);
 void Cfree_blacs_system_handle(int handle);
 
 int numroc_(const int* n, const int* nb, const int* iproc, const int* isrcproc, const int* nprocs);
-void descinit_(int* desc, const int* m, const int* n, const int* mb, const int* nb, const int* irsrc,
-               const int* icsrc, const int* context, const int* lld, int* info);
+void descinit_(int* desc, const int* m, const int* n, const int* mb, const int* nb, const int* irsrc, const int* icsrc,
+               const int* context, const int* lld, int* info);
 
 void pdgesv_(const int* n, const int* nrhs, double* a, const int* ia, const int* ja, const int* desca, int* ipiv,
              double* b, const int* ib, const int* jb, const int* descb, int* info);
 void psgesv_(const int* n, const int* nrhs, float* a, const int* ia, const int* ja, const int* desca, int* ipiv,
              float* b, const int* ib, const int* jb, const int* descb, int* info);
-void pdposv_(const char* uplo, const int* n, const int* nrhs, double* a, const int* ia, const int* ja,
-             const int* desca, double* b, const int* ib, const int* jb, const int* descb, int* info,
-             std::size_t uplo_len);
-void psposv_(const char* uplo, const int* n, const int* nrhs, float* a, const int* ia, const int* ja,
-             const int* desca, float* b, const int* ib, const int* jb, const int* descb, int* info,
-             std::size_t uplo_len);
+void pdposv_(const char* uplo, const int* n, const int* nrhs, double* a, const int* ia, const int* ja, const int* desca,
+             double* b, const int* ib, const int* jb, const int* descb, int* info, std::size_t uplo_len);
+void psposv_(const char* uplo, const int* n, const int* nrhs, float* a, const int* ia, const int* ja, const int* desca,
+             float* b, const int* ib, const int* jb, const int* descb, int* info, std::size_t uplo_len);
 double pdlange_(const char* norm, const int* m, const int* n, const double* a, const int* ia, const int* ja,
                 const int* desca, double* work, std::size_t norm_len);
 // PBLAS (C): no hidden lengths.

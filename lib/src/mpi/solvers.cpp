@@ -51,8 +51,7 @@ index_t posv_info(distributed_matrix<T>& a, distributed_matrix<T>& b) {
   return info;
 }
 
-void throw_on_grid_info(const process_grid& grid, const std::string& routine, index_t local_info,
-                        factorization kind) {
+void throw_on_grid_info(const process_grid& grid, const std::string& routine, index_t local_info, factorization kind) {
   // MAX of {|most negative INFO|, -(smallest positive INFO)}: one collective for both.
   int agreed[2] = {local_info < 0 ? -local_info : 0, local_info > 0 ? -local_info : -INT_MAX};
   MPI_Allreduce(MPI_IN_PLACE, agreed, 2, MPI_INT, MPI_MAX, grid.comm());
@@ -70,12 +69,11 @@ void posv(const process_grid& grid, distributed_matrix<T>& a, distributed_matrix
   throw_on_grid_info(grid, routine_name<T>("posv"), posv_info(a, b), factorization::cholesky);
 }
 
-#define SB_INSTANTIATE(T)                                                                                  \
-  template std::string routine_name<T>(const char*);                                                       \
-  template index_t gesv_info(distributed_matrix<T>&, std::vector<index_t>&, distributed_matrix<T>&);       \
-  template index_t posv_info(distributed_matrix<T>&, distributed_matrix<T>&);                              \
-  template void gesv(const process_grid&, distributed_matrix<T>&, std::vector<index_t>&,                   \
-                     distributed_matrix<T>&);                                                              \
+#define SB_INSTANTIATE(T)                                                                                         \
+  template std::string routine_name<T>(const char*);                                                              \
+  template index_t gesv_info(distributed_matrix<T>&, std::vector<index_t>&, distributed_matrix<T>&);              \
+  template index_t posv_info(distributed_matrix<T>&, distributed_matrix<T>&);                                     \
+  template void gesv(const process_grid&, distributed_matrix<T>&, std::vector<index_t>&, distributed_matrix<T>&); \
   template void posv(const process_grid&, distributed_matrix<T>&, distributed_matrix<T>&);
 SB_INSTANTIATE(float)
 SB_INSTANTIATE(double)
