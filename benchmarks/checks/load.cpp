@@ -244,7 +244,10 @@ void read_aggregates(run_summary& run, const std::vector<const json*>& aggregate
 
 void read_document(run_summary& run, const json& doc) {
   if (!doc.is_object()) throw std::invalid_argument("not a JSON object");
-  if (doc.contains("context")) read_context(run, doc.at("context"));
+  if (doc.contains("context")) {
+    ++run.segment;  // a context starts a process: its rows are not the same process's as earlier ones
+    read_context(run, doc.at("context"));
+  }
   const auto it = doc.find("benchmarks");
   if (it == doc.end()) {
     if (doc.contains("context")) return;                     // the context line of a rows log
@@ -277,6 +280,7 @@ void load_text(run_summary& run, const std::string& path, const std::string& tex
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) throw load_error(path + ": empty file: no run in it");
   if (text.size() >= 2 && ((text[0] == '\xff' && text[1] == '\xfe') || (text[0] == '\xfe' && text[1] == '\xff')))
     throw load_error(path + ": UTF-16 text; solve_bench writes UTF-8 JSON");
+  ++run.segment;  // every file is a process (or several) of its own
   const std::size_t rows_before = run.rows.size();
   const bool had_context = !run.context.empty();
   std::optional<json> whole;

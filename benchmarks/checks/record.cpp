@@ -1,6 +1,8 @@
 // Medians, their noise, and the pooling of repetitions into rows.
 #include "checks/record.hpp"
 
+#include <map>
+
 #include "checks/thresholds.hpp"
 
 namespace solvebench::bench {
@@ -23,7 +25,127 @@ long long lower_rank(long long m, double confidence) {
   return j;
 }
 
+// The continued fraction of the regularized incomplete beta function (Lentz's method).
+double beta_fraction(double a, double b, double x) {
+  const double tiny = 1e-300;
+  double c = 1, d = 1 - (a + b) * x / (a + 1);
+  d = 1 / (std::fabs(d) < tiny ? tiny : d);
+  double h = d;
+  for (int m = 1; m <= 300; ++m) {
+    const double dm = m;
+    double aa = dm * (b - dm) * x / ((a + 2 * dm - 1) * (a + 2 * dm));
+    for (int step = 0; step < 2; ++step) {
+      d = 1 + aa * d;
+      d = 1 / (std::fabs(d) < tiny ? tiny : d);
+      c = 1 + aa / c;
+      if (std::fabs(c) < tiny) c = tiny;
+      h *= d * c;
+      aa = -(a + dm) * (a + b + dm) * x / ((a + 2 * dm) * (a + 2 * dm + 1));
+      if (step == 1 && std::fabs(d * c - 1) < 1e-15) return h;
+    }
+  }
+  return h;
+}
+
+// I_x(a, b), the regularized incomplete beta function.
+double incomplete_beta(double a, double b, double x) {
+  if (x <= 0) return 0;
+  if (x >= 1) return 1;
+  const double front =
+      std::exp(std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) + b * std::log(1 - x));
+  if (x < (a + 1) / (a + b + 2)) return front * beta_fraction(a, b, x) / a;
+  return 1 - front * beta_fraction(b, a, 1 - x) / b;
+}
+
+// P(T <= t) for Student's t with df degrees of freedom.
+double student_t_cdf(double t, double df) {
+  const double tail = 0.5 * incomplete_beta(df / 2, 0.5, df / (df + t * t));
+  return t >= 0 ? 1 - tail : tail;
+}
+
+// The factor by which the variance of the median of m draws exceeds that of their mean (normal
+// draws): 1 up to two, then close to the exact values (1.34 at 3, 1.43 at 5) and pi/2 in the limit.
+double median_variance_factor(std::size_t m) {
+  if (m <= 2) return 1;
+  const double pi_2 = 2 * std::atan(1.0), dm = static_cast<double>(m);
+  return pi_2 * dm / (dm + pi_2 - 1);
+}
+
+double sample_variance(const std::vector<double>& v) {
+  double mean = 0;
+  for (double x : v) mean += x;
+  mean /= static_cast<double>(v.size());
+  double ss = 0;
+  for (double x : v) ss += (x - mean) * (x - mean);
+  return ss / static_cast<double>(v.size() - 1);
+}
+
 }  // namespace
+
+double student_t_quantile(double p, double df) {
+  if (!(p > 0 && p < 1) || !(df > 0)) return std::nan("");
+  if (p < 0.5) return -student_t_quantile(1 - p, df);
+  double lo = 0, hi = 1;
+  while (student_t_cdf(hi, df) < p && hi < 1e12) hi *= 2;
+  for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (student_t_cdf(mid, df) < p ? lo : hi) = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+double rerun_spread::rerun_pct(double confidence) const {
+  const double h = student_t_quantile(0.5 + confidence / 2, df) * std::sqrt(2 * centre_var);
+  return 100.0 * std::expm1(h);
+}
+
+double rerun_spread::difference_pct(const rerun_spread& other, double confidence) const {
+  const double v = centre_var + other.centre_var;
+  if (!(v > 0)) return 0;
+  const double welch = v * v / (centre_var * centre_var / df + other.centre_var * other.centre_var / other.df);
+  return 100.0 * std::expm1(student_t_quantile(0.5 + confidence / 2, welch) * std::sqrt(v));
+}
+
+std::optional<rerun_spread> rerun_spread_of(const std::vector<double>& round_ms, const std::vector<int>& process_of) {
+  std::map<int, std::vector<double>> by_process;
+  for (std::size_t i = 0; i < round_ms.size(); ++i) {
+    if (!(round_ms[i] > 0) || !std::isfinite(round_ms[i])) return std::nullopt;
+    by_process[i < process_of.size() ? process_of[i] : 0].push_back(std::log(round_ms[i]));
+  }
+  const std::size_t m = round_ms.size();
+  if (m < 2) return std::nullopt;
+  rerun_spread s;
+  s.rounds = static_cast<int>(m);
+  s.processes = static_cast<int>(by_process.size());
+  // Within processes: the rounds' pooled variance, for the median of all m rounds.
+  double ss_within = 0;
+  std::size_t df_within = 0;
+  std::vector<double> means;
+  for (const auto& [key, logs] : by_process) {
+    double mean = 0;
+    for (double x : logs) mean += x;
+    mean /= static_cast<double>(logs.size());
+    means.push_back(mean);
+    for (double x : logs) ss_within += (x - mean) * (x - mean);
+    df_within += logs.size() - 1;
+  }
+  const double within =
+      df_within > 0 ? median_variance_factor(m) * ss_within / static_cast<double>(df_within) / static_cast<double>(m)
+                    : 0;
+  // Between processes: the variance of their means, for the mean of k of them.
+  const std::size_t k = means.size();
+  const double between = k >= 2 ? sample_variance(means) / static_cast<double>(k) : 0;
+  if (k >= 2 && between >= within) {
+    s.centre_var = between;
+    s.df = static_cast<double>(k - 1);
+  } else if (df_within > 0) {
+    s.centre_var = within;
+    s.df = static_cast<double>(df_within);
+  } else {
+    return std::nullopt;
+  }
+  return s;
+}
 
 double median(std::vector<double> v) {
   if (v.empty()) return std::nan("");
@@ -59,6 +181,8 @@ bool row_record::passed() const {
 }
 
 namespace {
+constexpr int processes_per_segment = 1 << 16;
+
 row_record& row_for(run_summary& run, const row_id& id) {
   for (auto& r : run.rows)
     if (r.id == id) return r;
@@ -74,6 +198,9 @@ void add_repetition(run_summary& run, const row_id& id, double time_ms, const st
                     const std::map<std::string, double>& counters) {
   row_record& r = row_for(run, id);
   r.times_ms.push_back(time_ms);
+  const auto process = counters.find("process");
+  r.process_of.push_back(run.segment * processes_per_segment +
+                         (process == counters.end() ? 0 : static_cast<int>(process->second)));
   r.samples_ms.insert(r.samples_ms.end(), samples_ms.begin(), samples_ms.end());
   for (const auto& [key, value] : counters) r.counters[key].push_back(value);
 }

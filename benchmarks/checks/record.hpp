@@ -23,11 +23,38 @@ double median(std::vector<double> v);
 // than that confidence needs (6 at 95%), the half-range (smaller coverage); none for one sample.
 std::optional<double> median_noise_pct(std::vector<double> samples, double confidence = 0.95);
 
+// Student's t quantile: the x with P(T <= x) = p for T with df degrees of freedom (df > 0, 0 < p < 1).
+double student_t_quantile(double p, double df);
+
+// What a re-run would see (issue 30): the spread of a row's rounds (one median each) between
+// rounds and between the processes that made them. Model, on the log of the time:
+// log t(process k, round r) = mu + a_k + e_kr. With one process the process effect a_k is
+// invisible (its variance counts as zero, and the interval says it is from one process); with
+// several, the centre's variance is the larger of what the processes' means and what the rounds
+// within them say (the first is unbiased for a balanced design, the second is its floor).
+struct rerun_spread {
+  double centre_var = 0;  // variance of the run's centre (the log of its median) about the long-run centre
+  double df = 0;          // degrees of freedom of that estimate (for Student's t)
+  int rounds = 0;         // rounds in all
+  int processes = 0;      // the processes they came from
+  // Half-width, in percent of the median, of the interval in which the median of a re-run of
+  // the same design (rounds and processes) falls with `confidence`: t * sqrt(2 * centre_var).
+  double rerun_pct(double confidence) const;
+  // The same for the difference of this run and another of any design (both variances add;
+  // Welch-Satterthwaite degrees of freedom): the half-width, in percent, of the interval of
+  // their ratio of medians.
+  double difference_pct(const rerun_spread& other, double confidence) const;
+};
+// From each round's median time and its process key (any int; equal keys: the same process).
+// None with fewer than two rounds.
+std::optional<rerun_spread> rerun_spread_of(const std::vector<double>& round_ms, const std::vector<int>& process_of);
+
 struct row_record {
   row_id id;
   std::string name;                                     // id.name(): the row as people read it
   std::vector<double> times_ms;                         // one per repetition (Google Benchmark's run)
   std::vector<double> samples_ms;                       // every timed call of every repetition
+  std::vector<int> process_of;                          // per repetition: the process that made it (see add_repetition)
   std::map<std::string, std::vector<double>> counters;  // one value per repetition
   std::string error;                                    // non-empty: the row failed or was skipped
   bool skipped = false;                                 // the error is a refusal (memory, a limit), not a failure
@@ -43,6 +70,8 @@ struct row_record {
   // run's noise_pct counter (from every sample; the median over repetitions), else from the
   // samples the rows log kept, else from the repetitions' times.
   std::optional<double> noise_pct() const;
+  // The spread between its repetitions (rounds) and processes: what a re-run would see.
+  std::optional<rerun_spread> spread() const { return rerun_spread_of(times_ms, process_of); }
   // Whether every repetition's resid passed the HPL check (a row without resid passes).
   bool passed() const;
   std::optional<std::string> axis(const std::string& key) const { return id.axis(key); }
@@ -54,6 +83,7 @@ struct run_summary {
   std::vector<row_record> rows;                // in the order they ran
   std::vector<std::string> sources;            // the files it was read from (empty: a live run)
   std::vector<std::string> notes;              // what reading them left out (a torn last line)
+  int segment = 0;  // processes read so far: each context (a file's, or a rows log's line) starts one
   const row_record* find(const std::string& name) const {
     for (const auto& r : rows)
       if (r.name == name) return &r;
@@ -66,7 +96,9 @@ struct run_summary {
 };
 
 // Adds one repetition of a row (or its error) to the summary, pooling it with earlier
-// repetitions of the same row.
+// repetitions of the same row. Its process key is the run's current segment and its
+// "process" counter (solve_bench --processes numbers them), so that pooled files, and the
+// processes of one file, stay apart.
 void add_repetition(run_summary& run, const row_id& id, double time_ms, const std::vector<double>& samples_ms,
                     const std::map<std::string, double>& counters);
 void add_failure(run_summary& run, const row_id& id, const std::string& error, bool skipped);

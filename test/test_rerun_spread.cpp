@@ -1,0 +1,102 @@
+// The spread a re-run sees: Student's t, and the variance between rounds and processes
+// (checks/record.hpp), on values whose answers are known.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "checks/load.hpp"
+#include "checks/record.hpp"
+
+namespace sb = solvebench::bench;
+
+TEST(StudentT, MatchesTablesAndTheNormalLimit) {
+  EXPECT_NEAR(sb::student_t_quantile(0.975, 1), 12.706, 1e-3);
+  EXPECT_NEAR(sb::student_t_quantile(0.975, 4), 2.776, 1e-3);
+  EXPECT_NEAR(sb::student_t_quantile(0.995, 10), 3.169, 1e-3);
+  EXPECT_NEAR(sb::student_t_quantile(0.975, 2.5), 3.5747, 1e-3);  // fractional df (Welch; scipy)
+  EXPECT_NEAR(sb::student_t_quantile(0.975, 1e6), 1.960, 1e-3);
+  EXPECT_NEAR(sb::student_t_quantile(0.025, 4), -2.776, 1e-3);
+  EXPECT_TRUE(std::isnan(sb::student_t_quantile(1.5, 4)));
+}
+
+TEST(RerunSpread, OneRoundSaysNothing) {
+  EXPECT_FALSE(sb::rerun_spread_of({1.0}, {0}));
+  EXPECT_FALSE(sb::rerun_spread_of({}, {}));
+  EXPECT_FALSE(sb::rerun_spread_of({1.0, 0.0}, {0, 0}));  // a zero time is no time
+}
+
+TEST(RerunSpread, OneProcessUsesItsRounds) {
+  const auto s = sb::rerun_spread_of({1.0, 1.1, 0.9, 1.05, 0.95}, {0, 0, 0, 0, 0});
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->rounds, 5);
+  EXPECT_EQ(s->processes, 1);
+  EXPECT_EQ(s->df, 4);
+  // The logs' variance is about 0.0063; the median of 5 is ~1.4 times as variable as the mean.
+  EXPECT_NEAR(s->centre_var, 1.41 * 0.0063 / 5, 3e-4);
+  // t(0.975, 4) * sqrt(2 * var): 17.98% (scipy: stats.t.ppf(0.975, 4) * sqrt(2 * 1.41 * 0.00629 / 5)).
+  EXPECT_NEAR(s->rerun_pct(0.95), 17.98, 0.05);
+}
+
+TEST(RerunSpread, ProcessesThatDifferWidenIt) {
+  // Three processes, each steady within itself, 10% apart: the rounds alone would say ~0.
+  const std::vector<double> ms = {1.0, 1.001, 0.999, 1.1, 1.101, 1.099, 1.2, 1.201, 1.199};
+  const std::vector<int> key = {0, 0, 0, 1, 1, 1, 2, 2, 2};
+  const auto s = sb::rerun_spread_of(ms, key);
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->processes, 3);
+  EXPECT_EQ(s->df, 2);
+  EXPECT_GT(s->rerun_pct(0.95), 20.0);
+  const auto one = sb::rerun_spread_of(ms, std::vector<int>(9, 0));
+  ASSERT_TRUE(one);
+  EXPECT_GT(s->centre_var, 0.5 * one->centre_var);
+}
+
+TEST(RerunSpread, CoversAReRunNineteenTimesInTwenty) {
+  // Rounds drawn from one log-normal: a second run's median lands inside the first's interval
+  // about 95% of the time (the median-of-rounds factor makes it a little wider than needed).
+  std::mt19937_64 rng(7);
+  std::normal_distribution<double> noise(0, 0.05);
+  const auto run = [&] {
+    std::vector<double> ms;
+    for (int r = 0; r < 5; ++r) ms.push_back(std::exp(noise(rng)));
+    return ms;
+  };
+  int inside = 0, trials = 4000;
+  for (int i = 0; i < trials; ++i) {
+    const auto a = run(), b = run();
+    const auto s = sb::rerun_spread_of(a, std::vector<int>(a.size(), 0));
+    const double change = 100.0 * (sb::median(b) / sb::median(a) - 1);
+    if (std::fabs(change) <= s->rerun_pct(0.95)) ++inside;
+  }
+  const double share = static_cast<double>(inside) / trials;
+  EXPECT_GT(share, 0.93);
+  EXPECT_LT(share, 0.995);
+}
+
+TEST(RerunSpread, DifferenceOfTwoRunsAddsBoth) {
+  const auto a = sb::rerun_spread_of({1.0, 1.1, 0.9, 1.05, 0.95}, {0, 0, 0, 0, 0});
+  const auto b = sb::rerun_spread_of({1.0, 1.02, 0.98, 1.01, 0.99}, {0, 0, 0, 0, 0});
+  ASSERT_TRUE(a && b);
+  const double both = a->difference_pct(*b, 0.95);
+  EXPECT_GT(both, b->difference_pct(*b, 0.95));
+  EXPECT_LT(both, a->rerun_pct(0.95) * 1.2);
+}
+
+TEST(RerunSpread, PooledFilesAreProcessesOfTheirOwn) {
+  const std::string head = R"({"context": {"solve_bench_version": "x"}, "benchmarks": [)";
+  const auto file = [&](double ns) {
+    return head + R"({"name": "CPU/dgemm/n:8/manual_time", "run_name": "CPU/dgemm/n:8", "run_type": "iteration",
+        "real_time": )" +
+           std::to_string(ns) + R"(, "time_unit": "ns"}]})";
+  };
+  sb::run_summary run;
+  sb::load_text(run, "a.json", file(1000));
+  sb::load_text(run, "b.json", file(1100));
+  sb::load_text(run, "c.json", file(1050));
+  ASSERT_EQ(run.rows.size(), 1u);
+  const auto s = run.rows[0].spread();
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->processes, 3);
+  EXPECT_EQ(s->rounds, 3);
+}
