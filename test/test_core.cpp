@@ -1,10 +1,12 @@
-// The rows layer's own pieces that need no backend: the largest n that fits (--sizes=max).
+// The rows layer's own pieces that need no backend: the largest n that fits (--sizes=max) and the
+// refusal of SOLVE_BENCH_* variables that no program of the suite reads.
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "core/options.hpp"
 #include "core/row.hpp"
 #include "solvebench/errors.hpp"
 
@@ -41,6 +43,34 @@ TEST(LargestFittingN, NothingFitsOrARefusalAtOneIsABug) {
   EXPECT_FALSE(bench::largest_fitting_n([](std::int64_t m) { return matrix_bytes(m, INT64_MAX); }, 4, 1000));
   EXPECT_THROW(bench::largest_fitting_n([](std::int64_t m) { return matrix_bytes(m, 0); }, UINT64_MAX, 1000),
                solvebench::invalid_argument);
+}
+
+// parse_flags with no argv but these environment entries.
+void parse_env(std::vector<std::string> entries) {
+  std::vector<char*> env;
+  for (auto& e : entries) env.push_back(e.data());
+  env.push_back(nullptr);
+  bench::common_options common;
+  char program[] = "solve_bench";
+  char* argv[] = {program, nullptr};
+  bench::parse_flags(bench::common_flags(common, ""), 1, argv, common, env.data());
+}
+
+TEST(SuiteVariables, AnotherProgramsVariableIsLeftAlone) {
+  // tools/regress's, solve_bench_mpi's and solve_bench's GPU flags, given to a binary with only the common flags.
+  EXPECT_NO_THROW(parse_env({"SOLVE_BENCH_CHECKS=/opt/solve_bench_checks", "SOLVE_BENCH_NB=64",
+                             "SOLVE_BENCH_BLAS_THREADS=2", "SOLVE_BENCH_CUSOLVER_API=legacy32",
+                             "SOLVE_BENCH_MGPU_SIZES=4096", "SOLVE_BENCH_MPIEXEC=mpirun", "PATH=/usr/bin"}));
+}
+
+TEST(SuiteVariables, AMisspellingIsRefusedByName) {
+  try {
+    parse_env({"SOLVE_BENCH_CHECKS=x", "SOLVE_BENCH_SIZS=32"});
+    FAIL() << "SOLVE_BENCH_SIZS was accepted";
+  } catch (const bench::usage_error& e) {
+    EXPECT_NE(std::string(e.what()).find("environment variable SOLVE_BENCH_SIZS names no flag"), std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace

@@ -101,8 +101,8 @@ struct mgpu_options {
 std::vector<flag> mgpu_flags(mgpu_options& o);
 
 // Applies the SOLVE_BENCH_* variables, then argv's flags (flags win); anything else in argv,
-// and a SOLVE_BENCH_* variable that names no flag (in `env`, the process's environment), is a
-// usage_error.
+// and a SOLVE_BENCH_* variable (in `env`, the process's environment) that names no flag of any
+// binary of the suite nor a variable of its tools, is a usage_error.
 void parse_flags(const std::vector<flag>& flags, int argc, char** argv, common_options& common, char** env);
 
 // "  --sizes=N[,N...]       matrix orders [SOLVE_BENCH_SIZES] (default 256,1024,4096)" lines.
