@@ -36,6 +36,14 @@ gpu_sample session::sample(const device& d) const {
     if (rc == abi::success) s.sm_clock_mhz = mhz;
     else s.missing.push_back("SM clock not readable: " + api_->error(rc));
   }
+  if (!api_->applications_clock) {
+    s.missing.push_back("SM application clock not readable: " + not_in_library("nvmlDeviceGetApplicationsClock"));
+  } else {
+    unsigned mhz = 0;
+    const abi::return_t rc = api_->applications_clock(h, abi::clock_sm, &mhz);
+    if (rc == abi::success) s.sm_app_clock_mhz = mhz;
+    else s.missing.push_back("SM application clock not readable: " + api_->error(rc));
+  }
 
   if (!api_->clocks_event_reasons) {
     s.missing.push_back("clock-event (throttle) reasons not readable: " +
@@ -91,6 +99,7 @@ gpu_sample session::sample(const device& d) const {
       const abi::return_t rc = api_->violation_status(h, static_cast<int>(perf_policies[i]), &t);
       if (rc == abi::success) {
         s.capped_ns[i] = t.violation_time_ns;
+        if (!s.capped_reference_us) s.capped_reference_us = t.reference_time_us;
         continue;
       }
       errors.push_back(rc);
