@@ -1,11 +1,14 @@
-// The rows layer's own pieces that need no backend: the largest n that fits (--sizes=max) and the
-// refusal of SOLVE_BENCH_* variables that no program of the suite reads.
+// The rows layer's own pieces that need no backend: the largest n that fits (--sizes=max), the
+// refusal of SOLVE_BENCH_* variables that no program of the suite reads, usage errors in one line,
+// and every main's last resort for an exception that escaped.
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "core/escaped.hpp"
 #include "core/options.hpp"
 #include "core/row.hpp"
 #include "solvebench/errors.hpp"
@@ -71,6 +74,29 @@ TEST(SuiteVariables, AMisspellingIsRefusedByName) {
     EXPECT_NE(std::string(e.what()).find("environment variable SOLVE_BENCH_SIZS names no flag"), std::string::npos)
         << e.what();
   }
+}
+
+TEST(UsageError, AValueWithControlCharactersStaysOneLine) {
+  const bench::usage_error e("--sizes: '1\n2\x1e' is not an integer");
+  EXPECT_STREQ(e.what(), "--sizes: '1\\n2\\x1e' is not an integer");
+}
+
+TEST(RunGuarded, AnEscapedExceptionIsOneLineAndExitOne) {
+  bool after = false;
+  testing::internal::CaptureStderr();
+  const int status = bench::run_guarded(
+      "solve_bench", []() -> int { throw std::out_of_range("stoi"); }, [&] { after = true; });
+  const std::string said = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(status, 1);
+  EXPECT_TRUE(after);  // solve_bench_mpi's MPI_Abort
+  EXPECT_EQ(said, "solve_bench: internal error: stoi (a bug, not a usage error: please report it)\n");
+
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(bench::run_guarded("solve_bench_checks", []() -> int { throw 42; }), 1);
+  EXPECT_EQ(testing::internal::GetCapturedStderr(),
+            "solve_bench_checks: internal error: an exception of unknown type (a bug, not a usage error: please report "
+            "it)\n");
+  EXPECT_EQ(bench::run_guarded("solve_bench", [] { return 4; }), 4);  // what the program says, untouched
 }
 
 }  // namespace

@@ -58,6 +58,18 @@ std::string join_names(const std::vector<T>& values, Name&& name) {
 
 }  // namespace
 
+std::string escape_controls(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '\n') out += "\\n";
+    else if (c == '\t') out += "\\t";
+    else if (u < 0x20 || u == 0x7f) out += format("\\x%02x", u);
+    else out += c;
+  }
+  return out;
+}
+
 std::string join(const std::vector<std::int64_t>& values) {
   return join_names(values, [](std::int64_t v) { return std::to_string(v); });
 }

@@ -15,10 +15,14 @@
 
 namespace solvebench::bench {
 
-// Bad flag or environment value: the driver prints it with the usage text and exits 2.
+// `text` with its control characters escaped (\n, \x1e): a value given on the command line
+// or in the environment, quoted in a message, keeps the message on one line.
+std::string escape_controls(const std::string& text);
+
+// Bad flag or environment value: the driver prints it in one line and exits 2.
 class usage_error : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit usage_error(const std::string& message) : std::runtime_error(escape_controls(message)) {}
 };
 
 // One flag: --name=VALUE, also read from `env`; `apply` parses and stores (usage_error on bad
