@@ -100,9 +100,10 @@ std::unique_ptr<bridge> silent_bridge() { return std::make_unique<bridge>(std::v
 
 std::string exit_status_help() {
   return "Exit status: 0 every row ran and passed its checks; 1 a row failed (its error is in the output and\n"
-         "the JSON) or an output could not be written; 2 bad flags, environment values or output paths;\n"
-         "3 (solve_bench_mpi) the ranks fell out of step; 4 nothing was measured (no row matched, or every\n"
-         "row was refused): earlier results are left as they were.\n";
+         "the JSON), an output could not be written, or an internal error (one line: a bug); 2 bad flags,\n"
+         "environment values or output paths; 3 (solve_bench_mpi) the ranks fell out of step;\n"
+         "4 nothing was measured (no row matched, or every row was refused): earlier results are left as\n"
+         "they were.\n";
 }
 
 void add_common_context(const common_options& opt) {

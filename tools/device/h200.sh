@@ -21,7 +21,8 @@
 #   complex    the complex rows (z, c) on the CPU and the GPU at the default sizes -> complex.json
 #   big        one H200 full: GPU d gesv/posv at n = 130000 and s at n = 180000 -> big-d.json, big-s.json
 #   mixed-big  the mixed-precision rows at n = 46000 beside GPU/dgesv -> mixed-46000.json
-#   max        what --sizes=max picks here (the rows' list and why) -> max.txt
+#   max        what --sizes=max picks here (the rows' list and why, its exit status) -> max.txt, and
+#              test/bench_paths.py sizes_max (its forms and docs/usage.md's example, checked)
 #   ab2        A/B of the GPU dense rows: .carry/old (70d4130) against this tree, alternating rounds,
 #              judged by solve_bench_checks compare -> ab-compare.json, ab-compare.md
 #   gate       the pull-request gate on this build as both sides, GPU rows of 1.7-40 ms: each word
@@ -159,7 +160,11 @@ for mode in "$@"; do
         --benchmark_filter='^GPU/d[a-z]*gesv/n:46000/nrhs:1/kind:diagdom'
       ;;
     max)
-      step 60 max sh -c "$BIN --sizes=max --benchmark_list_tests > $WORK/max.txt 2>&1; nvidia-smi --query-gpu=memory.free,memory.total --format=csv >> $WORK/max.txt"
+      # Its exit status too (it aborted, 134, before the fix of issue 31); then the checked forms
+      # of it and docs/usage.md's example (test/bench_paths.py: lists, exit 0, every row at the n
+      # its line names, the example's GPU rows).
+      step 60 max sh -c "$BIN --sizes=max --benchmark_list_tests > $WORK/max.txt 2>&1; echo \"exit \$?\" >> $WORK/max.txt; nvidia-smi --query-gpu=memory.free,memory.total --format=csv >> $WORK/max.txt"
+      step 120 max-checked python3 test/bench_paths.py sizes_max "$BIN" "$WORK/paths"
       ;;
     ab2)
       step 200 old-build sh -c "cmake -S .carry/old -B build/old -G Ninja -DCMAKE_BUILD_TYPE=Release -DSOLVE_BENCH_CUDA=ON \
