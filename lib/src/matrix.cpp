@@ -19,12 +19,12 @@ void* allocate_host(std::size_t bytes) {
   // Map one huge page more than needed, then unmap the unaligned head and the tail.
   void* raw = mmap(nullptr, len + huge_page_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (raw == MAP_FAILED) throw std::bad_alloc();
-  const auto start = reinterpret_cast<std::uintptr_t>(raw);
-  const std::uintptr_t aligned = (start + huge_page_bytes - 1) / huge_page_bytes * huge_page_bytes;
-  if (aligned > start) munmap(raw, aligned - start);
-  if (const std::size_t tail = start + huge_page_bytes - aligned; tail > 0)
-    munmap(reinterpret_cast<void*>(aligned + len), tail);
-  void* p = reinterpret_cast<void*>(aligned);
+  char* const base = static_cast<char*>(raw);
+  const std::size_t head =
+      (huge_page_bytes - reinterpret_cast<std::uintptr_t>(raw) % huge_page_bytes) % huge_page_bytes;
+  char* const p = base + head;
+  if (head > 0) munmap(base, head);
+  munmap(p + len, huge_page_bytes - head);
   madvise(p, len, MADV_HUGEPAGE);  // a kernel without THP says EINVAL: 4 KiB pages, as before
   return p;
 }

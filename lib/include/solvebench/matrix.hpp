@@ -27,7 +27,7 @@ struct host_allocator {
   using value_type = T;
   host_allocator() = default;
   template <class U>
-  host_allocator(const host_allocator<U>&) noexcept {}  // NOLINT(google-explicit-constructor): rebinding
+  host_allocator(const host_allocator<U>&) noexcept {}  // implicit: the rebinding std::vector needs
   T* allocate(std::size_t n) {
     if (n > static_cast<std::size_t>(-1) / sizeof(T)) throw std::bad_array_new_length();
     return static_cast<T*>(allocate_host(n * sizeof(T)));
