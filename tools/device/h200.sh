@@ -26,7 +26,7 @@
 #              judged by solve_bench_checks compare -> ab-compare.json, ab-compare.md
 #   spread     issue 30 item 2, what the suite adds between processes on the GPU rows: 10 processes
 #              as before against 10 with a 50 us GPU-side hold before each timed call
-#              (SOLVE_BENCH_GPU_HOLD_US, device_hold.hpp), alternating, at most ~4 min; prints
+#              (SOLVE_BENCH_GPU_HOLD_US, device_hold.hpp), alternating, no pair started after 170 s; prints
 #              tools/aa-coverage per side and the processes' medians beside their SM clocks; 4 more
 #              GPU/dgemm/n:1024 processes log cuBLASLt's kernel choice -> spread/, spread.txt
 #   gate       the pull-request gate on this build as both sides, GPU rows of 1.7-40 ms: each word
@@ -188,7 +188,7 @@ for mode in "$@"; do
       lscpu | grep -E "Model name|^CPU\(s\)|NUMA" >>"$WORK/spread.txt"
       spread_t0=$SECONDS
       for i in 0 1 2 3 4 5 6 7 8 9; do
-        [ $((SECONDS - spread_t0)) -gt 190 ] && { say "spread: stopping at pair $i (time)"; break; }
+        [ $((SECONDS - spread_t0)) -gt 170 ] && { say "spread: stopping at pair $i (time)"; break; }
         sides="0 50"; [ $((i % 2)) -eq 1 ] && sides="50 0"  # A B B A ...: drift falls on both
         for us in $sides; do
           step 40 "spread-hold$us-$i" env SOLVE_BENCH_GPU_HOLD_US=$us "$BIN" --sizes=1024,4096,8192 --precisions=d \
@@ -197,7 +197,7 @@ for mode in "$@"; do
         done
       done
       for k in 0 1 2 3; do  # which kernel cuBLAS picks for GPU/dgemm/n:1024, process by process
-        step 15 "spread-cublaslt-$k" env CUBLASLT_LOG_LEVEL=2 CUBLASLT_LOG_FILE="$WORK/spread/cublaslt-$k.%i.log" "$BIN" \
+        step 12 "spread-cublaslt-$k" env CUBLASLT_LOG_LEVEL=2 CUBLASLT_LOG_FILE="$WORK/spread/cublaslt-$k.%i.log" "$BIN" \
           --sizes=1024 --precisions=d --benchmark_filter='^GPU/dgemm/n:1024/' --benchmark_min_time=20x \
           --benchmark_out="$WORK/spread/cublaslt-$k.json" --benchmark_out_format=json
         for f in "$WORK"/spread/cublaslt-$k.*.log; do [ -f "$f" ] && { head -c 4000 "$f" >"$f.head"; rm -f "$f"; }; done
