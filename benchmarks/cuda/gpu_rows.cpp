@@ -123,6 +123,7 @@ registration register_rows(const common_options& opt, const gpu_options& gpu, co
     if (!out.reason.empty()) return out;
     out.context = cuda::device_facts(0);
     out.context.emplace_back("cusolver_api", to_string(gpu.api));
+    out.context.emplace_back("gpu_hold_us", std::to_string(cuda::gpu_hold_microseconds()));
     // The bus's ceiling, which the audit holds the transfer rows against ("" when unknown).
     const nvml::session probe;
     const auto bus = probe.available() ? nvml::pcie_max_GBps(probe, 0) : std::nullopt;
