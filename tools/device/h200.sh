@@ -193,7 +193,7 @@ for mode in "$@"; do
       lscpu | grep -E "Model name|^CPU\(s\)|NUMA" >>"$WORK/spread.txt"
       spread_t0=$SECONDS
       for i in 0 1 2 3 4 5 6 7 8 9; do
-        [ $((SECONDS - spread_t0)) -gt 170 ] && { say "spread: stopping at pair $i (time)"; break; }
+        [ $((SECONDS - spread_t0)) -gt ${SPREAD_SECONDS:-170} ] && { say "spread: stopping at pair $i (time)"; break; }
         sides="0 50"; [ $((i % 2)) -eq 1 ] && sides="50 0"  # A B B A ...: drift falls on both
         for us in $sides; do
           step 40 "spread-hold$us-$i" env SOLVE_BENCH_GPU_HOLD_US=$us "$BIN" --sizes=1024,4096,8192 --precisions=d \
