@@ -13,7 +13,7 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
-from tracking import bisect, measure  # noqa: E402
+from tracking import bisect, confirm, measure  # noqa: E402
 from tracking.bisect import MOVED, SAME, UNBUILT, UNDECIDED, Step  # noqa: E402
 
 GIT_ENV = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t", GIT_COMMITTER_NAME="t",
@@ -258,6 +258,86 @@ class ClassifyTest(unittest.TestCase):
                {"backend": "CPU", "op": "gemm", "precision": "s", "n": 256}]
         self.assertEqual(measure.flags_for(ids), ["--sizes=256,1024", "--nrhs=1", "--precisions=d,s"])
         self.assertEqual(measure.flags_for([None]), [])
+
+
+class LeversTest(unittest.TestCase):
+    """confirm's keys: which lever switches each, how, and why the others cannot be."""
+
+    def setUp(self):
+        self._tmp = tempfile.TemporaryDirectory()
+        self.libdir = self._tmp.name
+        for variant in ("openblas-pthread", "openblas-serial"):
+            os.makedirs(os.path.join(self.libdir, variant))
+            open(os.path.join(self.libdir, variant, "libopenblas-r0.3.21.so"), "w").close()
+
+    def tearDown(self):
+        self._tmp.cleanup()
+
+    def levers(self, env, **kw):
+        found, unconfirmable = confirm.levers(env, libdirs=[self.libdir], cores=kw.get("cores", 2), gpus=kw.get("gpus", {}))
+        return {lv.name: lv for lv in found}, unconfirmable
+
+    def test_pthread_to_serial(self):
+        files = [os.path.join(self.libdir, v, "libopenblas-r0.3.21.so") for v in ("openblas-pthread", "openblas-serial")]
+        env = {"blas_variant": ["openblas-pthread", "openblas-serial"], "blas_library": files,
+               "blas_config": ["OpenBLAS 0.3.21 ... MAX_THREADS=64", "OpenBLAS 0.3.21 ... SINGLE_THREADED"],
+               "blas_threads": ["2", "1"], "cuda_driver_version": ["12.4", "13.0"]}
+        levers, unconfirmable = self.levers(env)
+        self.assertEqual(sorted(levers), ["library", "threads"])
+        library = levers["library"]
+        self.assertEqual(sorted(library.keys), ["blas_config", "blas_library", "blas_threads", "blas_variant"])
+        self.assertEqual(library.before["env"], {"LD_LIBRARY_PATH": os.path.join(self.libdir, "openblas-pthread")})
+        self.assertEqual(library.after["env"], {"LD_LIBRARY_PATH": os.path.join(self.libdir, "openblas-serial")})
+        self.assertEqual(levers["threads"].after["env"]["OPENBLAS_NUM_THREADS"], "1")
+        self.assertEqual(levers["threads"].before["env"]["OMP_NUM_THREADS"], "2")
+        self.assertEqual(list(unconfirmable), ["cuda_driver_version"])
+        self.assertIn("driver", unconfirmable["cuda_driver_version"])
+
+    def test_the_variant_where_the_run_named_the_link(self):
+        """Runs from before links were resolved name /etc/alternatives' link on both sides: the
+        variant's folder in the system's library folders is switched instead."""
+        link = os.path.join(self.libdir, "libopenblas.so.0")
+        os.symlink(os.path.join(self.libdir, "openblas-pthread", "libopenblas-r0.3.21.so"), link)
+        levers, _ = self.levers({"blas_variant": ["openblas-pthread", "openblas-serial"], "blas_library": [link, link]})
+        self.assertEqual(levers["library"].after["env"]["LD_LIBRARY_PATH"], os.path.join(self.libdir, "openblas-serial"))
+        levers, unconfirmable = self.levers({"blas_variant": ["openblas-pthread", "openblas-openmp"]})
+        self.assertEqual(levers, {})
+        self.assertIn("not on this machine (openblas-openmp)", unconfirmable["blas_variant"])
+
+    def test_coretype_threads_variables_cores_gpu(self):
+        env = {"blas_core": ["Haswell", "Prescott"], "blas_config": ["... Haswell ...", "... Prescott ..."],
+               "thread_env": ["OMP_PROC_BIND=true", "OPENBLAS_CORETYPE=Prescott"],
+               "cores_available": ["2", "1"], "gpu_name": ["NVIDIA H100", "NVIDIA H200"]}
+        levers, unconfirmable = self.levers(env, gpus={"NVIDIA H200": ["0"], "NVIDIA H100": ["1"]})
+        self.assertEqual(sorted(levers), ["cores", "coretype", "gpu", "variables"])
+        self.assertEqual(sorted(levers["coretype"].keys), ["blas_config", "blas_core"])  # the config names the core
+        self.assertEqual(levers["coretype"].after["env"], {"OPENBLAS_CORETYPE": "Prescott"})
+        # OPENBLAS_CORETYPE is the coretype lever's: thread_env's lever sets only the rest
+        self.assertEqual((levers["variables"].before["env"], levers["variables"].after["env"]),
+                         ({"OMP_PROC_BIND": "true"}, {"OMP_PROC_BIND": None}))
+        self.assertEqual(levers["cores"].after["prefix"], ["taskset", "-c", "0-0"])
+        self.assertEqual((levers["gpu"].before["env"], levers["gpu"].after["env"]),
+                         ({"CUDA_VISIBLE_DEVICES": "1"}, {"CUDA_VISIBLE_DEVICES": "0"}))
+        self.assertEqual(unconfirmable, {})
+        self.assertEqual(levers["variables"].how(), "OMP_PROC_BIND=true -> unset OMP_PROC_BIND")
+        _, unconfirmable = self.levers({"cores_available": ["16", "2"], "gpu_name": ["NVIDIA H100", "NVIDIA H200"],
+                                        "compiler": ["GNU 12.2.0", "GNU 13.3.0"], "new_key": ["a", "b"]})
+        self.assertEqual(sorted(unconfirmable), ["compiler", "cores_available", "gpu_name", "new_key"])
+        self.assertIn("fewer than 16", unconfirmable["cores_available"])
+
+    def test_a_side_runs_with_its_environment(self):
+        """The script bench-pr runs as a side's solve_bench: variables set and unset, a prefix."""
+        probe = os.path.join(self.libdir, "probe")
+        with open(probe, "w") as f:
+            f.write("#!/bin/sh\necho \"A=${A-unset} B=${B-unset} args=$*\"; taskset -p $$ | sed 's/.*: //'\n")
+        os.chmod(probe, 0o755)
+        side = measure.Side("x", probe, {"A": "1 2", "B": None}, ["taskset", "-c", "0"])
+        folder = measure.side_folder(os.path.join(self.libdir, "side"), side, "/bin/true")
+        out = subprocess.run([os.path.join(folder, "benchmarks", "solve_bench"), "--flag"], capture_output=True,
+                             text=True, env=dict(os.environ, B="set"), check=True).stdout.split("\n")
+        self.assertEqual(out[0], "A=1 2 B=unset args=--flag")
+        self.assertEqual(out[1], "1")  # the affinity mask: core 0 alone
+        self.assertEqual(os.readlink(os.path.join(folder, "benchmarks", "checks", "solve_bench_checks")), "/bin/true")
 
 
 if __name__ == "__main__":

@@ -259,6 +259,9 @@ def row_text(r: dict) -> str:
     if r.get("change_pct") is None:
         return "%s %s" % (r["row"], r.get("status", "?"))
     noise = " (±%.0f%%, %d pairs)" % (r["noise_pct"], r.get("pairs") or 0) if r.get("noise_pct") is not None else ""
+    if r.get("outcome") != MOVED and r.get("expected_pct") is not None:  # what it was held against
+        noise = noise[:-1] + "; the change point's %+.0f%%)" % r["expected_pct"] if noise else \
+            " (the change point's %+.0f%%)" % r["expected_pct"]
     return "%s %+.0f%%%s" % (r["row"], r["change_pct"], noise)
 
 
@@ -287,7 +290,7 @@ def result_json(result: Result, git: Git, settings: Dict) -> dict:
 def culprit_line(doc: dict) -> str:
     """`1ce1d57 lapack: let LAPACKE check its inputs: CPU/dgetrs/n:1024/nrhs:1 +258% (±4%, 16
     pairs), 4 steps, 6 min`, or the message when there is no culprit."""
-    tail = "%d steps, %s" % (len(doc["steps"]), duration(doc["seconds"]))
+    tail = "%d step%s, %s" % (len(doc["steps"]), "" if len(doc["steps"]) == 1 else "s", duration(doc["seconds"]))
     if doc.get("culprit"):
         c = doc["culprit"]
         rows = "; ".join(row_text(r) for r in c["rows"] if r.get("outcome") != SAME)

@@ -163,7 +163,9 @@ def levers(environment: Dict[str, list], libdirs: Optional[List[str]] = None, co
                                {"prefix": ["taskset", "-c", "0-%d" % (int(counts[0]) - 1)]},
                                {"prefix": ["taskset", "-c", "0-%d" % (int(counts[1]) - 1)]}))
         else:
-            unconfirmable["cores_available"] = "this machine has %d cores, fewer than %s" % (cores, max(counts))
+            needed = max((int(c) for c in counts if str(c).isdigit()), default=None)
+            unconfirmable["cores_available"] = ("this machine has %d cores, fewer than %d" % (cores, needed) if needed
+                                                else "one side's count is unknown (%s)" % counts)
     if "gpu_name" in env:
         gpus = gpu_indices() if gpus is None else gpus
         if all(name in gpus for name in env["gpu_name"]):
@@ -183,7 +185,14 @@ def side(env: Dict[str, list], key: str, i: int):
     return env[key][i] if key in env else None
 
 
-def keys_text(keys: Dict[str, list]) -> str:
+# Keys that only restate another (the config names the core and the threading; thread_env the
+# variables the levers set): left out of a short account when another key is there.
+RESTATING = ("blas_config", "thread_env", "blas_library")
+
+
+def keys_text(keys: Dict[str, list], short: bool = False) -> str:
     def value(v):
         return '""' if v in ("", None) else str(v)
+    if short and set(keys) - set(RESTATING):
+        keys = {k: v for k, v in keys.items() if k not in RESTATING}
     return ", ".join("%s %s -> %s" % (k, value(v[0]), value(v[1])) for k, v in sorted(keys.items()))

@@ -243,10 +243,12 @@ def attach(result: dict, store_dir: str) -> None:
 def confirm_line(doc: dict) -> str:
     moved = [lv for lv in doc["levers"] if lv["outcome"] == bisect.MOVED]
     if moved:
-        return "; ".join("confirmed %s: %s" % (confirm.keys_text(lv["keys"]),
+        return "; ".join("confirmed %s: %s" % (confirm.keys_text(lv["keys"], short=True),
                                                ", ".join(bisect.row_text(r) for r in lv["rows"]
                                                          if r.get("outcome") == bisect.MOVED)) for lv in moved)
-    tried = ", ".join("%s %s" % (lv["lever"], lv["outcome"]) for lv in doc["levers"]) or "no lever"
+    tried = "; ".join("%s (%s) %s: %s" % (lv["lever"], confirm.keys_text(lv["keys"], short=True), lv["outcome"],
+                                          ", ".join(bisect.row_text(r) for r in lv["rows"]))
+                      for lv in doc["levers"]) or "no lever"
     return "no switched key reproduces the move (%s)%s" % (
         tried, "; unconfirmable: " + ", ".join(sorted(doc["unconfirmable"])) if doc["unconfirmable"] else "")
 

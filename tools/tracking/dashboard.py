@@ -71,8 +71,9 @@ def cause_html(cause: dict) -> str:
 
 
 def answer_html(c: dict) -> str:
-    """The culprit or the confirmed keys of a change point, with the evidence; else what bisect
-    or confirm said; else nothing (its cause is the list of candidates)."""
+    """The culprit and the confirmed keys of a change point, with the evidence, and what a bisect
+    or confirm that found neither said; nothing without an answer (its cause is the list of
+    candidates)."""
     parts = []
     k = c.get("culprit")
     if k:
@@ -84,9 +85,11 @@ def answer_html(c: dict) -> str:
     for lever in c.get("confirmed", []):
         rows = "; ".join(bisect.row_text(r) for r in lever["rows"] if r.get("outcome") == bisect.MOVED)
         parts.append("<span class=\"culprit\">confirmed: %s</span> (%s): %s"
-                     % (esc(confirm.keys_text(lever["keys"])), esc(lever["how"]), esc(rows)))
-    if not parts:
-        parts = [esc(a["line"]) for a in c.get("answers", [])]
+                     % (esc(confirm.keys_text(lever["keys"], short=True)), esc(lever["how"]), esc(rows)))
+    shown = {"bisect"} if k else set()
+    if c.get("confirmed"):
+        shown.add("confirm")
+    parts += [esc(a["line"]) for a in c.get("answers", []) if a["kind"] not in shown]  # e.g. no culprit
     return "<br>".join(parts)
 
 

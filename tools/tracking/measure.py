@@ -17,6 +17,7 @@ A step is moved when a row moved, same when every row is the same, else undecide
 import importlib.machinery
 import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -171,6 +172,7 @@ class AB:
                 outcomes.append(outcome)
                 status = {"slower": "faster", "faster": "slower"}.get(r["status"], r["status"]) if swapped else r["status"]
                 figures.append({"row": r["row"], "status": status, "outcome": outcome, "why": reason,
+                                "expected_pct": self.expected[r["row"]],
                                 "change_pct": back(r.get("change_pct"), swapped),
                                 "noise_pct": r.get("pair_noise_pct") if r.get("pair_noise_pct") is not None
                                 else r.get("threshold_pct"),
@@ -280,7 +282,7 @@ def first_error(log_path: str) -> str:
     """The compiler's (or ninja's, or CMake's) first complaint in a build log, else its last line."""
     with open(log_path, errors="replace") as f:
         lines = [line.strip() for line in f if line.strip()]
-    errors = [line for line in lines if "error" in line.lower() or line.startswith("FAILED")]
+    errors = [line for line in lines if re.search(r"\berror:|^FAILED:|CMake Error", line)]
     return (errors or lines[-1:] or ["no output"])[0][:300]
 
 
