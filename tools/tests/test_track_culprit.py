@@ -155,6 +155,22 @@ class BisectEndToEnd(CulpritCase):
             doc = json.load(f)
         self.assertEqual((doc["outcome"], doc["culprit"], len(doc["steps"])), ("no-culprit", None, 1))
 
+    def test_good_bad_rows_without_a_history(self):
+        """--good A --bad B --rows REGEX: the rows the bad build lists, any move compare sees in
+        the first step, then that move's size."""
+        repo, hashes = scratch(os.path.join(self.dir, "scratch"), [1, 1, 1.5, 1.5, 1.5])
+        out = os.path.join(self.dir, "manual.json")
+        text = self.track_timed("bisect", "--good", hashes[0], "--bad", hashes[-1], "--rows", "dgetrs", "--repo",
+                                repo.path, "--checks", CHECKS, "--work", os.path.join(self.dir, "work"), "--json", out)
+        with open(out) as f:
+            doc = json.load(f)
+        print(text)
+        self.assertEqual(doc["culprit"]["commit"], hashes[2], text)
+        self.assertEqual(doc["rows"], [ROW])
+        self.assertAlmostEqual(doc["culprit"]["rows"][0]["change_pct"], 50, delta=10)
+        self.assertLessEqual(len(doc["steps"]), 2 + 2)  # ceil(log2(4)) + 2
+        self.track("bisect", "--good", hashes[0], "--bad", hashes[-1], "--repo", repo.path, expect=2)  # no --rows
+
     def track_json(self, *args):
         out = os.path.join(self.dir, "a.json")
         self.track(args[0], "--store", self.store, "--json", out, *args[1:])
