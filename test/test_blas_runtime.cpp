@@ -113,6 +113,10 @@ TEST(BlasRuntime, VariantAndFileAreTheOnesLoaded) {
   if (dir != nullptr && !fs::exists(dir))
     GTEST_SKIP() << dir << " is not installed (Debian: apt install libopenblas0-serial)";
   EXPECT_EQ(info.blas_variant, expected) << info.blas_config;
-  if (dir != nullptr) EXPECT_EQ(fs::path(info.blas_library).parent_path(), fs::canonical(dir)) << info.blas_library;
-  if (info.blas_variant == "openblas-serial") EXPECT_EQ(info.blas_threads, 1);
+  if (dir != nullptr) {
+    EXPECT_EQ(fs::path(info.blas_library).parent_path(), fs::canonical(dir)) << info.blas_library;
+  }
+  if (info.blas_variant == "openblas-serial") {
+    EXPECT_EQ(info.blas_threads, 1);
+  }
 }
