@@ -116,6 +116,7 @@ void add_common_context(const common_options& opt) {
   benchmark::AddCustomContext("blas_version", blas.version);
   benchmark::AddCustomContext("blas_config", blas.blas_config);
   benchmark::AddCustomContext("blas_core", blas.blas_core);
+  benchmark::AddCustomContext("blas_variant", blas.blas_variant);
   benchmark::AddCustomContext("blas_threads", std::to_string(blas.blas_threads));
   benchmark::AddCustomContext("blas_library", blas.blas_library);
   benchmark::AddCustomContext("lapack_version", blas.lapack_version);
