@@ -392,7 +392,9 @@ class Opt:
 
 NUM = (int, float)
 OPT_NUM = Opt(NUM)
-CAVEAT = {"rule": str, "severity": str, "message": str, "rows": Opt([str])}
+# A caveat cites the audit's findings by number ("findings": audit.json's "number"s); verdicts
+# written before issue 31 carried the first finding's message and their count instead.
+CAVEAT = {"rule": str, "severity": str, "message": Opt(str), "rows": Opt([str])}
 POINT = {"n": int, "cpu_ms": OPT_NUM, "gpu_ms": OPT_NUM, "speedup": OPT_NUM, "noise_pct": OPT_NUM}
 CROSSOVER = {"kind": str, "n": Opt(int), "interpolated": Opt(bool), "between": Opt([int]), "gpu_wins_at": Opt([int])}
 METHOD = {"row": str, "op": str, "refine": Opt(str), "ms": OPT_NUM, "speedup": OPT_NUM, "accurate": bool,
@@ -410,7 +412,8 @@ VERDICT = {
     "lines": Opt([str]),
     "thresholds": Opt({"*": NUM}),
 }
-FINDING = {"rule": str, "severity": str, "message": str, "rows": Opt([str]), "ids": Opt([{}])}
+FINDING = {"number": Opt(int), "rule": str, "severity": str, "message": str, "cause": Opt(str), "rows": Opt([str]),
+           "ids": Opt([{}])}
 AUDIT = {"clean": bool, "rules_checked": [str], "rows_checked": int, "findings": [FINDING],
          "thresholds": Opt({"*": NUM})}
 
@@ -468,6 +471,8 @@ class Finding:
     severity: str            # timing-bug, warning, note (the C++ checks decide which)
     rows: Tuple[str, ...]    # row names without the timing suffix; empty: about the whole run
     message: str
+    number: int = 0          # what †N cites: the audit's own numbering (its place, from 1)
+    cause: str = ""          # a known cause several findings share word for word
 
 
 @dataclass
@@ -482,7 +487,8 @@ class Audit:
 
 def parse_audit(path: str, body: dict) -> Audit:
     findings = [Finding(f["rule"], f["severity"], tuple(strip_timing_suffix(r) for r in f.get("rows") or []),
-                        f["message"]) for f in body["findings"]]
+                        f["message"], f.get("number") or i, f.get("cause") or "")
+                for i, f in enumerate(body["findings"], 1)]
     return Audit(path, body["clean"], list(body["rules_checked"]), body["rows_checked"], findings,
                  dict(body.get("thresholds") or {}))
 
