@@ -347,6 +347,18 @@ def prepare(work, binaries):
     return copy, env
 
 
+def cannot_run_here(program, argv, env, copy):
+    """Why a command cannot run in this checkout (said by name, never silently), or None."""
+    if program == "tools/check-format":
+        if not (shutil.which("clang-format-14") or shutil.which("clang-format")):
+            return "no clang-format here"
+        base = argv[-1]
+        if "GIT_DIR" not in env or subprocess.run(["git", "rev-parse", "-q", "--verify", base + "^{commit}"],
+                                                  cwd=copy, env=env, capture_output=True).returncode != 0:
+            return "no commit %s here (not a git checkout, or a shallow clone)" % base
+    return None
+
+
 def lists_gpu_rows(env, copy):
     p = subprocess.run(["build/benchmarks/solve_bench", "--benchmark_list_tests"], cwd=copy, env=env,
                        capture_output=True, text=True, timeout=120)
@@ -435,6 +447,11 @@ def main(argv):
         argv = substitute(cmd.text, program, work)
         if argv and argv[0] == "sudo":
             argv = argv[1:]
+        why_not = cannot_run_here(program, argv, env, copy)
+        if why_not:
+            skipped.append(cmd)
+            print("skip %s   (%s)" % (cmd, why_not))
+            continue
         problems, note = [], ""
         if without_mpirun(argv):
             argv, note = without_mpirun(argv), "   (its flags: one rank, without mpirun)"
