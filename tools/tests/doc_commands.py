@@ -11,12 +11,12 @@ the program and gives it an argument that is not a bare subcommand word: `solve_
 `tools/check-format HEAD~1`; `tools/track` or `solve_bench_checks compare` alone name a program,
 they are not run). Each runs, in document order, in a copy of the tree that looks like a user's
 checkout after the README's build: build/benchmarks/solve_bench, .../checks/solve_bench_checks and
-.../solve_bench_mpi are the binaries given, and they are on PATH, as is a python3 that has
-what the tools need. Inputs the docs name by placeholder are committed runs: RUN.json, A.json,
-BASE.json, NEW.json, run.json, sweep.json, before.json and after.json are results/h200/sweep.json,
-B.rows.jsonl its rows log, cond.json results/h200-2026-11-30/cond.json; optional [parts] are left
-out, `X...` is one X, and FILE, DIR, P, OUT, STORE, SITE, REGEX, NAME, TEXT, PATH, PCT and BASE
-get a value (PLACEHOLDERS below). Small inputs: every solve_bench and solve_bench_mpi command
+.../solve_bench_mpi are the binaries given (a command naming one, by any path, runs that; the
+tools find them as they document), and python3 on PATH is one that has what the tools need.
+Inputs the docs name by placeholder are committed runs (INPUTS below: RUN.json, A.json,
+B.rows.jsonl, run.json, cond.json ...); optional [parts] are left out, `X...` is one X, and
+FILE, DIR, P, OUT, STORE, SITE, REGEX, NAME, TEXT, PATH, PCT and BASE get a value
+(PLACEHOLDERS). Small inputs: every solve_bench and solve_bench_mpi command
 runs with --benchmark_list_tests added; one that writes --benchmark_out and gives no --sizes
 also runs for real at n = 64 (SOLVE_BENCH_SIZES=64 and friends in its environment, which its own
 flags override), and must write the files usage.md lists.
@@ -269,7 +269,7 @@ def substitute(text, program, scratch):
     def word(w):
         if w.startswith("/tmp/"):
             return os.path.join(scratch, w[1:])
-        if "/" in w and program_of(w) in BINARIES:
+        if program_of(w) in BINARIES:  # a binary, named or by any path: the README's build's
             return "build/" + BINARIES[program_of(w)]
         return "/".join(values.get(part, part) for part in w.split("/"))
 
@@ -319,14 +319,11 @@ def prepare(work, binaries):
                 shutil.copy2(src, os.path.join(copy, rel))
     else:
         shutil.copytree(ROOT, copy, ignore=shutil.ignore_patterns("build*", ".git"))
-    paths = []
-    for name, rel in BINARIES.items():
+    for name, rel in BINARIES.items():  # not on PATH: the tools must find them as they document
         src = binaries.get(name)
         if src and os.path.exists(src):
-            dst = os.path.join(copy, "build", rel)
-            os.makedirs(os.path.dirname(dst), exist_ok=True)
-            os.symlink(src, dst)
-            paths.append(os.path.dirname(dst))
+            os.makedirs(os.path.dirname(os.path.join(copy, "build", rel)), exist_ok=True)
+            os.symlink(src, os.path.join(copy, "build", rel))
     for name, rel in INPUTS.items():
         (shutil.copytree if os.path.isdir(os.path.join(ROOT, rel)) else shutil.copy2)(
             os.path.join(ROOT, rel), os.path.join(copy, name))
@@ -337,7 +334,7 @@ def prepare(work, binaries):
     if not os.path.exists(os.path.join(py, "python3")):
         os.symlink(sys.executable, os.path.join(py, "python3"))
     env = dict(os.environ)
-    env["PATH"] = os.pathsep.join([py] + sorted(set(paths)) + [env.get("PATH", "")])
+    env["PATH"] = os.pathsep.join([py, env.get("PATH", "")])
     for var in list(env):  # the docs' commands run as a user types them: no test's settings
         if var.startswith(("SOLVE_BENCH_", "BENCHMARK_")):
             del env[var]
@@ -383,8 +380,6 @@ def run_one(cmd, argv, program, copy, env, timeout, table, extra_env=None, what=
         k, _, v = argv.pop(0).partition("=")
         assignments[k] = v
     run_env.update(assignments)
-    if program.startswith("tools/") and "SOLVE_BENCH_CHECKS" not in run_env:
-        run_env["SOLVE_BENCH_CHECKS"] = os.path.join(copy, "build", BINARIES["solve_bench_checks"])
     start = time.monotonic()
     try:
         p = subprocess.run(argv, cwd=copy, env=run_env, capture_output=True, text=True, timeout=timeout)
