@@ -20,8 +20,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
 MS_PER_UNIT = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}
-# Trailing name elements Google Benchmark appends for the timing mode.
-TIMING_SUFFIXES = ("manual_time", "real_time", "process_time")
+TIMING_SUFFIXES = ("manual_time", "real_time", "process_time")  # what Google Benchmark appends for the timing mode
 # Fields of Google Benchmark's run format and solve_bench's additions; every other number is a counter.
 RUN_FIELDS = {
     "name", "run_name", "run_type", "family_index", "per_family_instance_index", "repetitions",
@@ -392,9 +391,7 @@ class Opt:
 
 NUM = (int, float)
 OPT_NUM = Opt(NUM)
-# A caveat cites the audit's findings by number ("findings": audit.json's "number"s); verdicts
-# written before issue 31 carried the first finding's message and their count instead.
-CAVEAT = {"rule": str, "severity": str, "message": Opt(str), "rows": Opt([str])}
+CAVEAT = {"rule": str, "severity": str, "message": Opt(str), "rows": Opt([str])}  # message: before issue 31
 POINT = {"n": int, "cpu_ms": OPT_NUM, "gpu_ms": OPT_NUM, "speedup": OPT_NUM, "noise_pct": OPT_NUM}
 CROSSOVER = {"kind": str, "n": Opt(int), "interpolated": Opt(bool), "between": Opt([int]), "gpu_wins_at": Opt([int])}
 METHOD = {"row": str, "op": str, "refine": Opt(str), "ms": OPT_NUM, "speedup": OPT_NUM, "accurate": bool,
@@ -412,8 +409,7 @@ VERDICT = {
     "lines": Opt([str]),
     "thresholds": Opt({"*": NUM}),
 }
-FINDING = {"number": Opt(int), "rule": str, "severity": str, "message": str, "cause": Opt(str), "rows": Opt([str]),
-           "ids": Opt([{}])}
+FINDING = {"rule": str, "severity": str, "message": str, "cause": Opt(str), "rows": Opt([str]), "ids": Opt([{}])}
 AUDIT = {"clean": bool, "rules_checked": [str], "rows_checked": int, "findings": [FINDING],
          "thresholds": Opt({"*": NUM})}
 
@@ -471,7 +467,6 @@ class Finding:
     severity: str            # timing-bug, warning, note (the C++ checks decide which)
     rows: Tuple[str, ...]    # row names without the timing suffix; empty: about the whole run
     message: str
-    number: int = 0          # what †N cites: the audit's own numbering (its place, from 1)
     cause: str = ""          # a known cause several findings share word for word
 
 
@@ -481,14 +476,13 @@ class Audit:
     clean: bool
     rules_checked: List[str]
     rows_checked: int
-    findings: List[Finding]
+    findings: List[Finding]  # in the audit's order: findings[N - 1] is the one "†N" cites
     thresholds: Dict[str, float]
 
 
 def parse_audit(path: str, body: dict) -> Audit:
     findings = [Finding(f["rule"], f["severity"], tuple(strip_timing_suffix(r) for r in f.get("rows") or []),
-                        f["message"], f.get("number") or i, f.get("cause") or "")
-                for i, f in enumerate(body["findings"], 1)]
+                        f["message"], f.get("cause") or "") for f in body["findings"]]
     return Audit(path, body["clean"], list(body["rules_checked"]), body["rows_checked"], findings,
                  dict(body.get("thresholds") or {}))
 

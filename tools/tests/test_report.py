@@ -138,8 +138,8 @@ class RendersTheChecks(ReportCase):
         # the audit of this run (the C++ checks') numbers its findings; every row it names is marked
         audit = sbjson.load_audit(os.path.join(self.out, "checks.json"))
         table = self.read("table.md")
-        for finding in audit.findings:
-            self.assertIn("- †%d **%s** `%s`" % (finding.number, finding.severity, finding.rule), table)
+        for number, finding in enumerate(audit.findings, 1):
+            self.assertIn("- †%d **%s** `%s`" % (number, finding.severity, finding.rule), table)
 
 
 class FindsTheChecks(ReportCase):
