@@ -274,7 +274,7 @@ def substitute(text, program, scratch):
         return "/".join(values.get(part, part) for part in w.split("/"))
 
     while True:  # innermost groups first; a [ inside a word (a regex) is not a group
-        shorter = re.sub(r"(^|(?<=\s))\[[^\[\]'\"]*\]", "", text)
+        shorter = re.sub(r"(^|(?<=\s))\[(?:[^\[\]'\"]|'[^']*'|\"[^\"]*\")*\]", "", text)
         if shorter == text:
             break
         text = shorter
