@@ -24,7 +24,7 @@ MIXED = re.compile(r"^solve_bench: --sizes=max: (CPU|GPU) mixed precision .* at 
 def usage_example():
     """The --sizes=max command of docs/usage.md, as the doc writes it."""
     doc = open(os.path.join(sb.SOURCE_ROOT, "docs", "usage.md")).read()
-    m = re.search(r"`--sizes=max --precisions=d --benchmark_filter='([^']+)'`", doc)
+    m = re.search(r"`(?:solve_bench )?--sizes=max --precisions=d --benchmark_filter='([^']+)'`", doc)
     if not m:
         fail("docs/usage.md no longer has the --sizes=max example this test runs")
     return ["--sizes=max", "--precisions=d", "--benchmark_filter=" + m.group(1)]

@@ -64,7 +64,7 @@ std::optional<std::string> driver_vs_halves(const rule_input& in, std::vector<fi
                          noise_text(*s) + "; not a finding."});
       continue;
     }
-    std::string msg = what;
+    std::string msg = what, cause;
     if (id.device == "cpu") {
       const std::string vendor = in.context("blas_vendor"), version = in.context("blas_version");
       msg += " Library: " + (vendor.empty() ? std::string("unknown BLAS") : vendor) +
@@ -72,14 +72,13 @@ std::optional<std::string> driver_vs_halves(const rule_input& in, std::vector<fi
       // The library's driver can only be the cause where the row calls it; CPU/?gesv calls
       // the two halves itself, back to back.
       const bool calls_driver = id.path == "driver";
-      const std::string cause =
-          lu && calls_driver ? known_driver_cause(vendor, version, id.precision, id.n, *id.nrhs) : "";
+      cause = lu && calls_driver ? known_driver_cause(vendor, version, id.precision, id.n, *id.nrhs) : "";
       msg += !calls_driver   ? " This row calls the two halves itself, back to back, so the library's driver is not "
                                "the cause: the gap is between timing them together and apart."
              : cause.empty() ? " No known cause for this library and size."
-                             : " " + cause;
+                             : " Here n * nrhs = " + std::to_string(id.n * *id.nrhs) + ".";
     }
-    out.push_back({"driver_vs_halves", severity_warning, {id, f->id, s->id}, msg});
+    out.push_back({"driver_vs_halves", severity_warning, {id, f->id, s->id}, msg, cause});
   }
   return std::nullopt;
 }

@@ -80,6 +80,7 @@ struct row_record {
 
 struct run_summary {
   std::map<std::string, std::string> context;  // the JSON context, flat values as text
+  std::string context_source;                  // where it was read (a file, a rows log's line); "" live
   std::vector<row_record> rows;                // in the order they ran
   std::vector<std::string> sources;            // the files it was read from (empty: a live run)
   std::vector<std::string> notes;              // what reading them left out (a torn last line)

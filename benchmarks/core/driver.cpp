@@ -20,6 +20,7 @@
 #include "solvebench/cpu_facts.hpp"
 #include "solvebench/cpu_load.hpp"
 #include "solvebench/lapack.hpp"
+#include "solvebench/rapl.hpp"
 
 extern char** environ;
 
@@ -133,7 +134,8 @@ void add_common_context(const common_options& opt) {
                                         std::to_string(s.max_noise_pct) + "% or " + std::to_string(s.max_time) +
                                         " s; one call past " + std::to_string(s.long_cap) + " s");
   for (const auto& [key, value] : environment_facts()) benchmark::AddCustomContext(key, value);
-  for (const auto& group : {cpu::cpu_peak_facts(), cpu::blas_core_facts(blas.blas_core), cpu::load_facts_at_start()})
+  for (const auto& group :
+       {cpu::cpu_peak_facts(), cpu::blas_core_facts(blas.blas_core), cpu::load_facts_at_start(), rapl::energy_facts()})
     for (const auto& [key, value] : group) benchmark::AddCustomContext(key, value);
 }
 

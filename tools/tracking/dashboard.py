@@ -161,9 +161,16 @@ def audit_html(audit) -> str:
         return "<p>No audit stored with this run.</p>"
     if not audit["findings"]:
         return "<p>Clean: no finding.</p>"
-    rows = [("<span class=\"severity-%s\">%s</span>" % (esc(f.get("severity")), esc(f.get("severity"))),
-             esc(f.get("rule")), esc(", ".join(f.get("rows", [])) or "the run"), esc(f.get("message")))
-            for f in audit["findings"]]
+    said = {}  # a cause several findings share (audit.json's "cause"), said with the first
+    rows = []
+    for i, f in enumerate(audit["findings"], 1):
+        cause = f.get("cause") or ""
+        if cause:
+            cause = " " + cause if cause not in said else " The same cause as †%d." % said[cause]
+            said.setdefault(f["cause"], f.get("number") or i)
+        rows.append(("<span class=\"severity-%s\">%s</span>" % (esc(f.get("severity")), esc(f.get("severity"))),
+                     esc(f.get("rule")), esc(", ".join(f.get("rows", [])) or "the run"),
+                     "†%d " % (f.get("number") or i) + esc(f.get("message", "") + cause)))
     return ("<p>%s</p>" % ("clean" if audit["clean"] else "not clean")) + table(
         ("severity", "rule", "rows", "finding"), rows)
 
