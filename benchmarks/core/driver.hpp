@@ -36,6 +36,8 @@ struct program {
   // Distributed runs: only the root reports; every rank must learn the first rank's problem.
   bool root = true;
   std::function<std::string(const std::string& mine)> agree = [](const std::string& mine) { return mine; };
+  // The root's text, as every rank learns it (the rows log a resumed run continues).
+  std::function<std::string(const std::string& root_text)> from_root = [](const std::string& text) { return text; };
   std::function<void(const std::vector<std::string>& gb_flags)> check_gb_flags;  // may throw usage_error
 };
 
