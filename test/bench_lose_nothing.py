@@ -6,6 +6,7 @@ could not be written, 2 usage, 4 nothing measured) and that an earlier result is
 (bytes and mtime of keep.json, keep.rows.jsonl, keep.audit.json, ...).
 
 usage: bench_lose_nothing.py CASE SOLVE_BENCH WORKDIR [SOLVE_BENCH_CHECKS]
+  kill_processes  a --processes=2 run SIGKILLed in its second process; --resume finishes its rounds
   min_time_1x  1: BENCHMARK_MIN_TIME=1x (and --benchmark_min_time=Nx) runs exactly N calls a row
   repetitions  2: --benchmark_repetitions=-1 (flag and environment) refused; 2 gives aggregates,
                cv in percent
@@ -101,6 +102,44 @@ def case_kill(exe, work):
         fail("one audit at the end of the resumed run")
     print("ok: killed after %d rows over an earlier result (left whole); resumed to the %d listed rows, each once"
           % (len(kept), len(listed)))
+
+
+def case_kill_processes(exe, work):
+    """A run of --processes=2 SIGKILLed in its second process: --resume finishes the second
+    process's rounds (in a third OS process, a context line of its own) and judges once."""
+    stem = os.path.join(work, "procs")
+    for ext in SIDECARS + (".rows.jsonl.partial",):
+        if os.path.exists(stem + ext):
+            os.remove(stem + ext)
+    partial = stem + ".rows.jsonl.partial"
+    args = ["--sizes=32,48,64,96", "--precisions=d", "--benchmark_filter=" + SWEEP_FILTER, "--rounds=2",
+            "--processes=2", "--benchmark_min_time=0.02", "--benchmark_out=" + stem + ".json"]
+    proc = subprocess.Popen([exe] + args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 120
+    while time.time() < deadline and proc.poll() is None:
+        if os.path.exists(partial) and sb.context_lines(partial) >= 2 and sum(1 for _ in open(partial)) >= 62:
+            break  # the second process has written a few rounds
+        time.sleep(0.02)
+    if proc.poll() is not None:
+        fail("the run ended before its second process could be killed")
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    _, kept = load_rows_log(partial, killed=True)
+    if not any(b["process"] == 1 for b in kept):
+        fail("killed before the second process wrote a round")
+    p = run(exe, args + ["--resume=" + partial])
+    if p.returncode != 0 or p.stdout.count("\naudit: ") != 1:
+        fail("resume: exit %d, %d audits\n%s" % (p.returncode, p.stdout.count("\naudit: "), p.stderr[-2000:]))
+    listed = run(exe, args + ["--benchmark_list_tests=true"]).stdout.split()
+    _, logged = load_rows_log(stem + ".rows.jsonl")
+    want = sorted((n, proc_, r) for n in listed for proc_ in (0, 1) for r in (0, 1))
+    if sorted(sb.slots(logged)) != want or sb.context_lines(stem + ".rows.jsonl") != 3:
+        fail("each row's 2 x 2 rounds once, three processes' context lines (%d)" % sb.context_lines(stem + ".rows.jsonl"))
+    reps = sb.repetitions(json.load(open(stem + ".json")))
+    if sorted(reps) != sorted(listed) or any(len(v) != 4 or {b["processes"] for b in v} - {2, 3} for v in reps.values()):
+        fail("the JSON: 4 rounds a row, from the processes that ran them")
+    print("ok: killed in its second process after %d rounds; resumed to every row's 4 rounds once, one audit"
+          % len(kept))
 
 
 def case_min_time_1x(exe, work):
@@ -445,7 +484,7 @@ def case_sticky(exe, work):
 
 
 if __name__ == "__main__":
-    sb.main(__doc__, {"kill": case_kill, "min_time_1x": case_min_time_1x, "repetitions": case_repetitions,
+    sb.main(__doc__, {"kill": case_kill, "kill_processes": case_kill_processes, "min_time_1x": case_min_time_1x, "repetitions": case_repetitions,
                       "nothing": case_nothing, "write_errors": case_write_errors, "one_writer": case_one_writer,
                       "memory_first": case_memory_first, "exit_codes": case_exit_codes, "bad_files": case_bad_files,
                       "small_ones": case_small_ones, "sticky": case_sticky})

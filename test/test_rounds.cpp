@@ -20,7 +20,7 @@ sb::round_design design(int rounds, int processes) {
   d.rounds = rounds;
   d.processes = processes;
   d.seed = 7;
-  d.long_cap = 5;
+  d.round_budget = 1;  // with 5 rounds: 5 s a row
   return d;
 }
 
@@ -110,10 +110,10 @@ TEST(Rounds, AFailedRowGetsNoFurtherRound) {
   EXPECT_TRUE(plan.rows_for(1, 0).size() == rows.size() - 1);  // nor in a later process
 }
 
-TEST(Rounds, ARowOfLongCallsGetsFewerRounds) {
+TEST(Rounds, ARowOfLongRoundsGetsFewer) {
   sb::round_plan plan({rows[0], rows[1], rows[2]}, design(5, 1));
-  plan.take(entry(rows[0], 0, 0, 6000, 1));  // one call of 6 s: past the 5 s cap, its only round
-  plan.take(entry(rows[1], 0, 0, 2000, 1));  // 2 s a round: rounds while under 5 s timed, 3 in all
+  plan.take(entry(rows[0], 0, 0, 6000, 1));  // a round of 7.2 s: past the 5 s budget, its only round
+  plan.take(entry(rows[1], 0, 0, 2000, 1));  // 2.4 s a round: rounds while under 5 s, 3 in all
   plan.take(entry(rows[2], 0, 0));           // fast: all 5
   EXPECT_EQ(plan.count().total, 1u + 3 + 5);
   EXPECT_EQ(plan.rows_for(0, 1).size(), 2u);
@@ -134,4 +134,14 @@ TEST(Rounds, TheEtaUsesTheMeasuredRoundsFirst) {
   // rows[0]: 3 more rounds of its measured 0.12 s; rows[1], unmeasured: 4 of its estimate.
   EXPECT_NEAR(plan.expected_s(rows[0]), 0.12, 1e-9);
   EXPECT_NEAR(c.remaining_s, 3 * 0.12 + 4 * plan.expected_s(rows[1]), 1e-9);
+}
+
+TEST(Rounds, RanksInStepBudgetTheTimedSecondsTheyAgreeOn) {
+  auto d = design(5, 1);
+  d.budget_on_wall = false;  // solve_bench_mpi: each rank's wall time is its own
+  sb::round_plan plan({rows[0]}, d);
+  auto e = entry(rows[0], 0, 0, 2000, 1);
+  e["round_s"] = 60;  // this rank's build took long: it must not decide alone
+  plan.take(e);
+  EXPECT_EQ(plan.count().total, 3u);  // 2 s timed a round: 3 rounds under 5 s
 }

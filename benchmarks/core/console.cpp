@@ -76,7 +76,10 @@ std::string right(const std::string& s, std::size_t w) {
   return s.size() >= w ? s : std::string(w - s.size(), ' ') + s;
 }
 
-std::string count_of(int n, const char* what) { return std::to_string(n) + " " + what + (n == 1 ? "" : "s"); }
+std::string count_of(int n, const std::string& what) {
+  const bool es = !what.empty() && what.back() == 's';
+  return std::to_string(n) + " " + what + (n == 1 ? "" : es ? "es" : "s");
+}
 
 // What the +- column is, said once above the header: how many rounds and processes it comes from.
 std::string what_the_interval_is(const display_options& o) {

@@ -12,6 +12,7 @@
 #include <regex>
 
 #include "checks/render.hpp"
+#include "checks/text.hpp"
 #include "core/environment.hpp"
 #include "core/gb_flags.hpp"
 #include "core/harness.hpp"
@@ -38,10 +39,11 @@ std::string usage(const program& p) {
          "  --benchmark_filter=REGEX        run the rows whose name matches (extended regex; a leading -\n"
          "                                  negates: --benchmark_filter=-_batched runs every row but the\n"
          "                                  batched ones)\n"
-         "  --benchmark_repetitions=N       repeat each row N times (mean, median, stddev, cv follow)\n"
+         "  --benchmark_repetitions=N       N rounds, the same as --rounds=N (each a repetition in the JSON;\n"
+         "                                  mean, median, stddev, cv follow)\n"
          "  --benchmark_out=FILE --benchmark_out_format=json|csv|console   results, written whole at the end\n"
-         "  --benchmark_min_time=SECONDS    timed seconds each row samples at least (default 0.25; 0.25s also\n"
-         "                                  works); N x (100x): exactly N timed calls per row\n"
+         "  --benchmark_min_time=SECONDS    timed seconds each round of a row samples at least (default 0.05;\n"
+         "                                  0.05s also works); N x (100x): exactly N timed calls per round\n"
          "  --benchmark_report_aggregates_only, --benchmark_display_aggregates_only, --benchmark_format=json\n"
          "Examples:\n"
          "  " +
@@ -137,10 +139,12 @@ void add_common_context(const common_options& opt) {
       "each row in " + std::to_string(opt.rounds) + " rounds per process, " + std::to_string(opt.processes) +
           " process(es); a round: its problem built anew, " +
           (s.exact > 0 ? std::to_string(s.exact) + " timed calls"
-                       : "at least " + std::to_string(s.min_samples) + " calls and " + std::to_string(s.min_time) +
-                             " s, then until its median is known to " + std::to_string(s.max_noise_pct) + "% or " +
-                             std::to_string(s.max_time) + " s") +
-          "; no further round once a row's rounds have timed " + std::to_string(s.long_cap) + " s");
+                       : "at least " + std::to_string(s.min_samples) + " call(s) and " + format("%g", s.min_time) +
+                             " s, then, with " + std::to_string(s.noise_samples) +
+                             " calls or more, until its median is known to " + format("%g", s.max_noise_pct) + "% or " +
+                             format("%g", s.max_time) + " s") +
+          "; a call of " + format("%g", s.long_cap) + " s or more is its own warm-up; no further round once a " +
+          "row's rounds have taken " + format("%g", s.round_budget) + " s a round asked for");
   benchmark::AddCustomContext("rounds", std::to_string(opt.rounds));
   benchmark::AddCustomContext("processes", std::to_string(opt.processes));
   for (const auto& [key, value] : environment_facts()) benchmark::AddCustomContext(key, value);
@@ -249,7 +253,8 @@ int run_program(program& p, int argc, char** argv) {
   design.rounds = p.common->rounds;
   design.processes = p.common->processes;
   design.seed = p.common->seed;
-  design.long_cap = sampling_policy().long_cap;
+  design.round_budget = sampling_policy().round_budget;
+  design.budget_on_wall = !p.ranks_in_step;
   design.min_time = sampling_policy().min_time;
   round_plan rounds(selected, design);
   for (const auto& line : log_lines(log_text)) rounds.take(line);

@@ -52,6 +52,7 @@ void parse_min_time(const std::string& what, const std::string& v, sampling& s) 
   s.min_time = t;
   s.max_time = std::max(s.max_time, 4 * t);
   s.long_cap = std::max(s.long_cap, 20 * t);
+  s.round_budget = std::max(s.round_budget, 4 * t);
 }
 
 // --benchmark_repetitions=N: N rounds (solve_bench runs them itself, core/rounds.hpp).

@@ -105,7 +105,7 @@ class cpu_rows_backend final : public row_backend {
   }
 };
 
-// The sampling loop's stopping rule (sampling's comment); the noise is looked at again only
+// The sampling loop's stopping rule for one round (sampling's comment); the noise is looked at again only
 // once the sample has grown by a tenth, so that fast rows with many samples stay cheap.
 class sampler {
  public:
@@ -116,6 +116,9 @@ class sampler {
     if (m >= 1 && timed_ >= s_.long_cap) return true;
     if (m < s_.min_samples || timed_ < s_.min_time) return false;
     if (timed_ >= s_.max_time) return true;
+    // A round of a few long calls stops at min_time: more of them would narrow this round's own
+    // interval, where the row's +- comes from its rounds.
+    if (m < s_.noise_samples) return true;
     if (m < next_check_) return false;
     next_check_ = std::max(m + 1, m + m / 10);
     const auto noise = median_noise_pct(ms_);

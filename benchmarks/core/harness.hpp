@@ -49,18 +49,22 @@ row_backend& cpu_backend();
 // A re-executed process of a run: the probes' notes were said by the first.
 void quiet_probe_notes();
 
-// How long one round of a row samples: until it has at least min_samples calls and min_time
-// seconds timed, and then until its median is known to max_noise_pct or it has max_time seconds;
-// exact > 0: exactly that many calls. A row's first call in a process is an untimed warm-up (and
-// in later rounds too when it takes less than min_time); a first call of long_cap seconds or more
-// is its round's only sample. A row gets no further round in a process once its rounds there have
-// timed long_cap seconds (core/rounds.hpp), so that a row of long calls is not run R times.
+// How long one round of a row samples: until it has min_samples calls and min_time seconds
+// timed; then, where it has noise_samples calls or more, until its median is known to
+// max_noise_pct or it has max_time seconds; exact > 0: exactly that many calls. A row's first call
+// in a process is an untimed warm-up (and in later rounds too when a call takes less than
+// min_time); a first call of long_cap seconds or more is its round's only sample. A row gets no
+// further round in a process once its rounds there have taken round_budget seconds a round
+// asked for (wall time: building, sampling and checking; core/rounds.hpp), so that a row of
+// long calls or a costly problem is not run R times.
 struct sampling {
-  int min_samples = 3;
+  int min_samples = 1;
   double min_time = 0.05;
+  int noise_samples = 6;  // the fewest calls whose median has a 95% interval (order statistics)
   double max_noise_pct = 1.0;
   double max_time = 0.2;
   double long_cap = 5.0;
+  double round_budget = 1.0;
   long long exact = 0;
 };
 sampling& sampling_policy();

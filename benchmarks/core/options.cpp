@@ -258,10 +258,15 @@ std::vector<flag> mgpu_flags(mgpu_options& o) {
 
 void parse_flags(const std::vector<flag>& flags, int argc, char** argv, common_options&, char** env) {
   // Variables of the tools around the binary, read by them, not by a flag.
-  static const char* const tool_variables[] = {"SOLVE_BENCH_CMAKE_ARGS",      "SOLVE_BENCH_OUT",
-                                               "SOLVE_BENCH_RANKS",           "SOLVE_BENCH_INJECT_FAULT",
-                                               "SOLVE_BENCH_REEXEC_DEPTH",    "SOLVE_BENCH_TEST_SLOWDOWN",
-                                               "SOLVE_BENCH_IGNORE_IRS_LIMIT"};
+  static const char* const tool_variables[] = {"SOLVE_BENCH_CMAKE_ARGS",
+                                               "SOLVE_BENCH_OUT",
+                                               "SOLVE_BENCH_RANKS",
+                                               "SOLVE_BENCH_INJECT_FAULT",
+                                               "SOLVE_BENCH_REEXEC_DEPTH",
+                                               "SOLVE_BENCH_TEST_SLOWDOWN",
+                                               "SOLVE_BENCH_IGNORE_IRS_LIMIT",
+                                               "SOLVE_BENCH_REEXEC_STARTED",
+                                               "SOLVE_BENCH_REEXEC_TEMPORARY"};
   for (char** e = env; e && *e; ++e) {
     const std::string entry = *e, name = entry.substr(0, entry.find('='));
     if (name.rfind("SOLVE_BENCH_", 0) != 0) continue;

@@ -94,9 +94,10 @@ void round_plan::take(const json& e) {
     for (const auto& v : *s) sum += v.is_number() ? v.get<double>() : 0;
     call_s = sum / static_cast<double>(s->size()) * 1e-3;
   }
-  r.timed_round_s = call_s * calls;
-  r.timed_s[process] += r.timed_round_s;
-  if (const double wall = number_of(e, "round_s"); wall > 0) r.round_s = wall;
+  const double wall = number_of(e, "round_s");
+  if (wall > 0) r.round_s = wall;
+  r.spent_round_s = design_.budget_on_wall && wall > 0 ? wall : call_s * calls;
+  r.spent_s[process] += r.spent_round_s;
 }
 
 void round_plan::rows(const std::vector<row_entry>& runs) {
@@ -110,17 +111,18 @@ bool round_plan::has(const row_state& r, int process, int round) const {
 
 bool round_plan::through(const row_state& r, int process) const { return rounds_left(r, process) == 0; }
 
-// The rounds a row still gets in `process`: those it misses, until its rounds there have timed
-// long_cap seconds (a row never measured in it gets at least one).
+// The rounds a row still gets in `process`: those it misses, until its rounds there have taken
+// the budget (a row never measured in it gets at least one).
 int round_plan::rounds_left(const row_state& r, int process) const {
   if (r.failed) return 0;
   int missing = 0;
   for (int k = 0; k < design_.rounds; ++k) missing += has(r, process, k) ? 0 : 1;
-  const auto t = r.timed_s.find(process);
-  const double timed = t == r.timed_s.end() ? 0 : t->second;
-  if (missing == 0 || timed >= design_.long_cap) return 0;
-  if (!(r.timed_round_s > 0)) return missing;
-  return std::min(missing, static_cast<int>(std::ceil((design_.long_cap - timed) / r.timed_round_s)));
+  const auto t = r.spent_s.find(process);
+  const double spent = t == r.spent_s.end() ? 0 : t->second;
+  const double budget = design_.rounds * design_.round_budget;
+  if (missing == 0 || spent >= budget) return 0;
+  if (!(r.spent_round_s > 0)) return missing;
+  return std::min(missing, static_cast<int>(std::ceil((budget - spent) / r.spent_round_s)));
 }
 
 int round_plan::process_to_run() const {

@@ -16,14 +16,16 @@
 
 namespace solvebench::bench {
 
-// The run's design: the rounds of each row per process, the processes, and the sampling policy
-// whose long_cap bounds a row's rounds (a row gets no further round in a process once its rounds
-// there have timed long_cap seconds).
+// The run's design: the rounds of each row per process, the processes, and what bounds a row's
+// rounds: it gets no further round in a process once its rounds there have taken
+// rounds x round_budget seconds (the rounds' wall time, round_s; with ranks in step, which
+// measure wall time each their own, the timed seconds every rank agrees on).
 struct round_design {
   int rounds = 5;
   int processes = 1;
   std::uint64_t seed = 0;
-  double long_cap = 5.0;
+  double round_budget = 1.0;
+  bool budget_on_wall = true;
   double min_time = 0.05;  // for the time estimate of a row not measured yet
 };
 
@@ -55,10 +57,10 @@ class round_plan final : public printer {
  private:
   struct row_state {
     std::map<int, std::vector<int>> rounds_of;  // process -> its rounds done
-    std::map<int, double> timed_s;              // process -> seconds its rounds timed
+    std::map<int, double> spent_s;              // process -> seconds its rounds took (budget_on_wall: wall)
     bool failed = false;                        // an error or a refusal in some round: no more rounds
     double round_s = 0;                         // wall seconds of its last round (0: not measured)
-    double timed_round_s = 0;                   // timed seconds of one round (its last)
+    double spent_round_s = 0;                   // the same for one round (its last)
     double estimate = 0;                        // the row's estimated round seconds, before scaling
   };
   bool through(const row_state& r, int process) const;  // no round left to run in `process`

@@ -87,6 +87,7 @@ int main(int argc, char** argv) {
                      bench::mpi::flags(mpi)})
     p.flags.insert(p.flags.end(), group.begin(), group.end());
   p.root = session.rank() == 0;
+  p.ranks_in_step = true;
   p.can_reexec = false;  // no GPU context to lose; a rank that dies takes the job with it
   p.agree = first_problem;
   p.from_root = from_rank0;
