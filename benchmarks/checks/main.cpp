@@ -14,6 +14,7 @@
 #include "checks/load.hpp"
 #include "checks/output.hpp"
 #include "checks/render.hpp"
+#include "core/escaped.hpp"
 
 namespace bench = solvebench::bench;
 
@@ -26,8 +27,9 @@ const char* const usage =
     "Runs the audit and the verdict on saved solve_bench runs (several files are pooled: rows\n"
     "with the same id are repetitions of one row), prints them, and writes P.audit.json,\n"
     "P.verdict.json and P.verdict.md, P being --out-prefix or the first input without its\n"
-    ".json or .rows.jsonl. Exit status: 0 no timing bug and no failed row, 1 a timing bug or a\n"
-    "failed row, 2 bad usage or an input that is not a solve_bench run. --rows-json writes the pooled\n"
+    ".json or .rows.jsonl. Exit status: 0 no timing bug and no failed row, 1 a timing bug, a\n"
+    "failed row or an internal error (one line: a bug), 2 bad usage or an input that is not a\n"
+    "solve_bench run. --rows-json writes the pooled\n"
     "rows as the checks read them: {\"rows\": [{\"row\", \"id\", \"median_ms\", \"noise_pct\", \"repetitions\",\n"
     "\"passed\", \"error\", \"skipped\", \"counters\": {medians}}]} (ids included for results written before rows had "
     "them).\n"
@@ -105,10 +107,7 @@ std::string base_of(const std::string& path) {
   return path;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  if (argc > 1 && std::string(argv[1]) == "compare") return compare_main(argc, argv);
+int checks_main(int argc, char** argv) {
   std::vector<std::string> inputs;
   std::string prefix, rows_json;
   bool files = true;
@@ -181,4 +180,12 @@ int main(int argc, char** argv) {
     return f.severity == std::string(bench::severity_timing_bug);
   });
   return timing_bug || audit.rows_failed > 0 ? 1 : 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const bool compare = argc > 1 && std::string(argv[1]) == "compare";
+  return bench::run_guarded(compare ? "solve_bench_checks compare" : "solve_bench_checks",
+                            [&] { return compare ? compare_main(argc, argv) : checks_main(argc, argv); });
 }

@@ -121,6 +121,7 @@ json thresholds_json() {
           {"noisy_row_pct", limits::noisy_row_pct},
           {"max_clock_drop", limits::max_clock_drop},
           {"capped_share", limits::capped_share},
+          {"nvml_counter_step_ms", limits::nvml_counter_step_ms},
           {"peak_fraction", limits::peak_fraction},
           {"other_busy_cores", limits::other_busy_cores},
           {"steal_pct", limits::steal_pct},

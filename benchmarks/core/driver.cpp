@@ -111,9 +111,10 @@ std::unique_ptr<bridge> silent_bridge(printer* plan) { return std::make_unique<b
 
 std::string exit_status_help() {
   return "Exit status: 0 every row ran and passed its checks; 1 a row failed (its error is in the output and\n"
-         "the JSON) or an output could not be written; 2 bad flags, environment values or output paths;\n"
-         "3 (solve_bench_mpi) the ranks fell out of step; 4 nothing was measured (no row matched, or every\n"
-         "row was refused): earlier results are left as they were.\n";
+         "the JSON), an output could not be written, or an internal error (one line: a bug); 2 bad flags,\n"
+         "environment values or output paths; 3 (solve_bench_mpi) the ranks fell out of step;\n"
+         "4 nothing was measured (no row matched, or every row was refused): earlier results are left as\n"
+         "they were.\n";
 }
 
 void add_common_context(const common_options& opt) {
@@ -126,6 +127,7 @@ void add_common_context(const common_options& opt) {
   benchmark::AddCustomContext("blas_version", blas.version);
   benchmark::AddCustomContext("blas_config", blas.blas_config);
   benchmark::AddCustomContext("blas_core", blas.blas_core);
+  benchmark::AddCustomContext("blas_variant", blas.blas_variant);
   benchmark::AddCustomContext("blas_threads", std::to_string(blas.blas_threads));
   benchmark::AddCustomContext("blas_library", blas.blas_library);
   benchmark::AddCustomContext("lapack_version", blas.lapack_version);

@@ -15,10 +15,14 @@
 
 namespace solvebench::bench {
 
-// Bad flag or environment value: the driver prints it with the usage text and exits 2.
+// `text` with its control characters escaped (\n, \x1e): a value given on the command line
+// or in the environment, quoted in a message, keeps the message on one line.
+std::string escape_controls(const std::string& text);
+
+// Bad flag or environment value: the driver prints it in one line and exits 2.
 class usage_error : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit usage_error(const std::string& message) : std::runtime_error(escape_controls(message)) {}
 };
 
 // One flag: --name=VALUE, also read from `env`; `apply` parses and stores (usage_error on bad
@@ -107,8 +111,8 @@ struct mgpu_options {
 std::vector<flag> mgpu_flags(mgpu_options& o);
 
 // Applies the SOLVE_BENCH_* variables, then argv's flags (flags win); anything else in argv,
-// and a SOLVE_BENCH_* variable that names no flag (in `env`, the process's environment), is a
-// usage_error.
+// and a SOLVE_BENCH_* variable (in `env`, the process's environment) that names no flag of any
+// binary of the suite nor a variable of its tools, is a usage_error.
 void parse_flags(const std::vector<flag>& flags, int argc, char** argv, common_options& common, char** env);
 
 // "  --sizes=N[,N...]       matrix orders [SOLVE_BENCH_SIZES] (default 256,1024,4096)" lines.

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/driver.hpp"
+#include "core/escaped.hpp"
 #include "mpi/mpi_options.hpp"
 #include "mpi/mpi_rows.hpp"
 #include "solvebench/config.hpp"
@@ -66,10 +67,7 @@ void add_context(const bench::common_options& opt, const bench::mpi::options& mp
       "the maximum over ranks (MPI_Allreduce MAX)");
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  sp::mpi_session session(argc, argv);  // MPI_Finalize after everything below has gone
+int run(const sp::mpi_session& session, int argc, char** argv) {
   bench::common_options common;
   bench::mpi::options mpi;
   std::optional<sp::process_grid> grid;
@@ -101,4 +99,15 @@ int main(int argc, char** argv) {
   p.add_context = [&] { add_context(common, mpi, *grid); };
   p.release = [&] { grid.reset(); };
   return bench::run_program(p, argc, argv);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  sp::mpi_session session(argc, argv);  // MPI_Finalize after everything in run has gone
+  // An exception on one rank leaves the others waiting in a collective: MPI_Abort ends the job
+  // (status 1), before the session's MPI_Finalize could wait for them.
+  return bench::run_guarded(
+      "solve_bench_mpi", [&] { return run(session, argc, argv); },
+      [] { MPI_Abort(MPI_COMM_WORLD, bench::escaped_exception_status); });
 }
