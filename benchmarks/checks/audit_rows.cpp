@@ -194,8 +194,8 @@ std::optional<std::string> noisy_row(const rule_input& in, std::vector<finding>&
   if (noisy.empty()) return std::nullopt;
   out.push_back({"noisy_row", severity_note, noisy,
                  count(noisy.size(), "row") + " have a median known only to more than ±" + sig3(limits::noisy_row_pct) +
-                     "% (95% interval from their own samples), the widest " + worst_name + " at ±" + sig3(worst) +
-                     "%: " + row_list(noisy) + "."});
+                     "% (the interval a re-run lands in 19 times in 20), the widest " + worst_name + " at ±" +
+                     sig3(worst) + "%: " + row_list(noisy) + "."});
   return std::nullopt;
 }
 

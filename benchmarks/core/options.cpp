@@ -141,6 +141,28 @@ std::vector<flag> common_flags(common_options& o, const std::string& sizes_help)
          o.resume = v;
        },
        [] { return std::string("none"); }()},
+      {"--rounds", "R", "SOLVE_BENCH_ROUNDS",
+       "rounds per row and process: the rows run R times in an order shuffled per round (from --seed), each "
+       "time with their problem built anew; the spread of the rounds' medians gives the row's +-, what a re-run "
+       "would see (--benchmark_repetitions=R says the same); a row whose calls are long gets fewer",
+       [&o](const std::string& w, const std::string& v) {
+         o.rounds = static_cast<int>(parse_int(w, v, 1, 10000));
+         o.rounds_given = true;
+       },
+       [&o] { return std::to_string(o.rounds); }()},
+      {"--processes", "K", "SOLVE_BENCH_PROCESSES",
+       "processes, one after another, each running every row's rounds and appending them to the same rows "
+       "log; the last one judges and writes; the +- then holds what differs between processes",
+       [&o](const std::string& w, const std::string& v) { o.processes = static_cast<int>(parse_int(w, v, 1, 100)); },
+       [&o] { return std::to_string(o.processes); }()},
+      {"--progress", "MODE", "SOLVE_BENCH_PROGRESS",
+       "progress on stderr: auto (one line redrawn on a terminal, else lines), lines, off (errors still shown)",
+       [&o](const std::string& w, const std::string& v) {
+         if (v != "auto" && v != "lines" && v != "off")
+           throw usage_error(w + ": '" + v + "' is not one of auto, lines, off");
+         o.progress = v;
+       },
+       [&o] { return o.progress; }()},
   };
 }
 
@@ -261,6 +283,8 @@ bool suite_variable(const std::string& name) {
       "SOLVE_BENCH_OUT",               // tools/quickstart: the JSON file
       "SOLVE_BENCH_RANKS",             // tools/quickstart mpi: the ranks
       "SOLVE_BENCH_REEXEC_DEPTH",      // the driver's re-execution for deferred rows
+      "SOLVE_BENCH_REEXEC_STARTED",    // ... and for the next of --processes: when the run started
+      "SOLVE_BENCH_REEXEC_TEMPORARY",  // ... and whether its rows log is a temporary
       "SOLVE_BENCH_INJECT_FAULT",      // solve_bench_fault_injection (tests)
       "SOLVE_BENCH_TEST_SLOWDOWN",     // a planted regression (the gate's tests)
       "SOLVE_BENCH_IGNORE_IRS_LIMIT",  // tools/device/irs_limit.sh

@@ -47,6 +47,12 @@ struct common_options {
   std::uint64_t seed = default_seed;
   std::string rows_out;  // JSON-lines log of finished rows ("" = next to --benchmark_out)
   std::string resume;    // --resume: the rows log of an interrupted run to continue
+  // Rounds and processes (issue 30): each row is run in `rounds` rounds (its fixture built anew
+  // each time, the rows' order shuffled per round) in each of `processes` processes.
+  int rounds = 5;
+  int processes = 1;
+  bool rounds_given = false;      // --rounds (or its variable) was given: --benchmark_repetitions must agree
+  std::string progress = "auto";  // auto (redrawn on a terminal, lines otherwise), lines, off
   // The sizes each backend sweeps when --sizes is not given (shown by --help).
   std::vector<std::int64_t> default_sizes{256, 1024, 4096};
   std::vector<std::int64_t> sizes_or_default() const { return sizes.empty() ? default_sizes : sizes; }
