@@ -147,8 +147,9 @@ TEST_F(CudaOwners, DeviceFactsNameTheGpu) {
 }
 
 TEST(CudaHold, HoldValuesAreWholeMicroseconds) {
-  EXPECT_EQ(cuda::parse_hold_microseconds(nullptr), 0u);
-  EXPECT_EQ(cuda::parse_hold_microseconds(""), 0u);
+  EXPECT_EQ(cuda::parse_hold_microseconds(nullptr), cuda::default_hold_microseconds);
+  EXPECT_EQ(cuda::parse_hold_microseconds(""), cuda::default_hold_microseconds);
+  EXPECT_EQ(cuda::parse_hold_microseconds("0"), 0u);
   EXPECT_EQ(cuda::parse_hold_microseconds("40"), 40u);
   EXPECT_EQ(cuda::parse_hold_microseconds("10000"), 10000u);
   for (const char* bad : {"-5", "4.5", "40us", "10001", " 4", "x"})

@@ -288,7 +288,7 @@ bool suite_variable(const std::string& name) {
       "SOLVE_BENCH_INJECT_FAULT",      // solve_bench_fault_injection (tests)
       "SOLVE_BENCH_TEST_SLOWDOWN",     // a planted regression (the gate's tests)
       "SOLVE_BENCH_IGNORE_IRS_LIMIT",  // tools/device/irs_limit.sh
-      "SOLVE_BENCH_GPU_HOLD_US",       // the GPU hold before each timed call (an experiment, issue 30)
+      "SOLVE_BENCH_GPU_HOLD_US",       // the GPU hold before each timed call (device_hold.hpp)
   };
   if (std::any_of(std::begin(others), std::end(others), [&](const char* v) { return name == v; })) return true;
   common_options common;

@@ -27,7 +27,7 @@ namespace solvebench::bench::gpu {
 using cuda::device_buffer;
 
 // CUDA events around the timed calls on the context's stream, after the hold that
-// SOLVE_BENCH_GPU_HOLD_US asks for (device_hold.hpp; none by default).
+// that keeps the host's launch out of the time (device_hold.hpp: 50 us unless SOLVE_BENCH_GPU_HOLD_US says).
 class event_timer {
  public:
   explicit event_timer(cuda::context& ctx) : ctx_(ctx) {}

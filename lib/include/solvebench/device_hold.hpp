@@ -14,11 +14,16 @@ namespace solvebench::cuda {
 // that synchronizes inside: at worst the GPU idles after it, as without it.
 void hold_stream(cudaStream_t s, unsigned microseconds);
 
-// SOLVE_BENCH_GPU_HOLD_US from the environment, read once: the hold the GPU rows put before each
-// timed call (an experiment switch, default 0: no hold).
+// The hold before each timed GPU call unless SOLVE_BENCH_GPU_HOLD_US says otherwise: nvbench's
+// practice (its blocking kernel), so that the host's launch stays out of the time. On the H200,
+// GPU/dgemm/n:1024 ran 0.0512-0.0570 ms by process without it (two modes, 11% apart) and
+// 0.0430 ms (0.5% apart) with 50 us (results/h200/spread); 50 us covers one library launch.
+inline constexpr unsigned default_hold_microseconds = 50;
+// SOLVE_BENCH_GPU_HOLD_US from the environment, read once (0: no hold, the timing of earlier
+// versions); recorded in the run's context as gpu_hold_us.
 unsigned gpu_hold_microseconds();
-// Its value: unset or "" is 0; throws invalid_argument for anything but whole microseconds up
-// to 10000.
+// Its value: unset or "" is the default; throws invalid_argument for anything but whole
+// microseconds up to 10000.
 unsigned parse_hold_microseconds(const char* text);
 
 }  // namespace solvebench::cuda

@@ -29,7 +29,7 @@ void hold_stream(cudaStream_t s, unsigned microseconds) {
 }
 
 unsigned parse_hold_microseconds(const char* text) {
-  if (!text || !*text) return 0;
+  if (!text || !*text) return default_hold_microseconds;
   char* end = nullptr;
   const unsigned long v = std::strtoul(text, &end, 10);
   if (*end || v > 10000 || *text < '0' || *text > '9')
