@@ -68,7 +68,7 @@ PLACEHOLDERS = {
 }
 PROGRAM_PLACEHOLDERS = {"tools/check-format": {"BASE": "HEAD"}}  # there BASE is a commit
 INPUTS = {  # file in the copy's root -> committed file it is a copy of
-    "RUN.json": "results/h200/sweep.json", "A.json": "results/h200/sweep.json",
+    "RUN.json": "results/h200/sweep.json", "A.json": "results/h200/sweep.json", "B.json": "results/h200/sweep.json",
     "BASE.json": "results/h200/sweep.json", "NEW.json": "results/h200/sweep.json",
     "run.json": "results/h200/sweep.json", "sweep.json": "results/h200/sweep.json",
     "before.json": "results/h200/sweep.json", "after.json": "results/h200/sweep.json",
