@@ -233,7 +233,7 @@ std::optional<std::string> cpu_loaded(const rule_input& in, std::vector<finding>
   const std::string load = in.context("load_avg");
   const auto cores = in.number("cores_available");
   const double load1 = load.empty() ? 0 : std::strtod(load.c_str(), nullptr);
-  const bool loaded_at_start = cores && load1 >= std::max(1.0, 0.5 * *cores);
+  const bool loaded_at_start = cores && load1 >= std::max(1.0, limits::load_avg_per_core * *cores);
   if (loaded.empty() && !loaded_at_start) {
     if (!measured) return std::string("no CPU row carries cpu_other_busy (a monitor that cannot read /proc/stat)");
     return std::nullopt;

@@ -6,14 +6,18 @@
 #include <cmath>
 #include <cstring>
 #include <iostream>
+#include <optional>
 #include <regex>
 #include <string>
 #include <vector>
 
 #include "checks/compare.hpp"
+#include "checks/history.hpp"
 #include "checks/load.hpp"
 #include "checks/output.hpp"
 #include "checks/render.hpp"
+#include "checks/text.hpp"
+#include "checks/thresholds.hpp"
 
 namespace bench = solvebench::bench;
 
@@ -21,7 +25,9 @@ namespace {
 
 const char* const usage =
     "usage: solve_bench_checks [--out-prefix=P] [--no-files] [--rows-json=OUT] RUN.json|RUN.rows.jsonl ...\n"
-    "       solve_bench_checks compare [--json=OUT] [--markdown=OUT] [--filter=REGEX] BASE... -- NEW...\n"
+    "       solve_bench_checks compare [--json=OUT] [--markdown=OUT] [--filter=REGEX] [--history=STORE\n"
+    "                                  [--testbed=NAME]] BASE... -- NEW...\n"
+    "       solve_bench_checks history --store=STORE [--testbed=NAME] [--runs=N] [--json=OUT]\n"
     "\n"
     "Runs the audit and the verdict on saved solve_bench runs (several files are pooled: rows\n"
     "with the same id are repetitions of one row), prints them, and writes P.audit.json,\n"
@@ -32,15 +38,27 @@ const char* const usage =
     "\"passed\", \"error\", \"skipped\", \"counters\": {medians}}]} (ids included for results written before rows had "
     "them).\n"
     "\n"
-    "compare holds the NEW runs (pooled) against the BASE runs (pooled), row by row: a row is slower\n"
-    "when its median moved by more than both runs' measured noise; the comparison also fails on a\n"
-    "row that errs, fails its resid check or is missing, and on a timing bug the new audit finds and\n"
-    "the base's does not. Exit status: 0 passed, 1 failed (also when NEW measured nothing), 2 bad\n"
-    "usage or input, or a BASE with no rows.\n";
+    "compare holds the NEW runs (pooled) against the BASE runs (pooled), row by row: each row's change\n"
+    "is held to the 99% interval of what a re-run would see (the spread between back-to-back pairs,\n"
+    "else between each side's rounds and processes: every file a side is a process of its own; with\n"
+    "--history=STORE, each side at least the spread between runs of the row in that tools/track store,\n"
+    "testbed --testbed or the contender's host_name). slower or faster beyond it (and at least 3%),\n"
+    "same within it when it is at most 3%, undecided otherwise, with the smallest change the inputs\n"
+    "could detect; a side of one round, without history, decides nothing. The comparison also fails\n"
+    "on a row that errs, fails its resid check or is missing, and on a timing bug the new audit finds\n"
+    "and the base's does not. Exit status: 0 passed, 1 failed (also when NEW measured nothing), 3\n"
+    "undecided (no row failed, some could not be decided at the 3% floor: re-run with more rounds or\n"
+    "processes, give --history, or use .ci/bench-pr), 2 bad usage or input, or a BASE with no rows.\n"
+    "\n"
+    "history prints, per row of a tools/track store's testbed (--testbed, else every testbed), the\n"
+    "spread of one run about the row's level (from successive runs, robust to steps) and the smallest\n"
+    "step in the row's level that --runs (default 3) runs after it can tell apart at 99%; --json=OUT\n"
+    "writes {\"history\": {\"testbeds\": {T: {\"runs\", \"rows\": [{\"row\", \"id\", \"runs\",\n"
+    "\"run_spread_pct\", \"detectable_step_pct\"}]}}}}. Exit status 0, 2 on a store it cannot read.\n";
 
 int compare_main(int argc, char** argv) {
   std::vector<std::string> base, contender;
-  std::string json_out, markdown_out, filter;
+  std::string json_out, markdown_out, filter, store, testbed;
   bool after = false;
   for (int i = 2; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -48,6 +66,8 @@ int compare_main(int argc, char** argv) {
     else if (arg.rfind("--json=", 0) == 0) json_out = arg.substr(7);
     else if (arg.rfind("--markdown=", 0) == 0) markdown_out = arg.substr(11);
     else if (arg.rfind("--filter=", 0) == 0) filter = arg.substr(9);
+    else if (arg.rfind("--history=", 0) == 0) store = arg.substr(10);
+    else if (arg.rfind("--testbed=", 0) == 0) testbed = arg.substr(10);
     else if (arg.rfind("--", 0) == 0) {
       std::cerr << "solve_bench_checks compare: unknown flag '" << arg << "' (see --help)\n";
       return 2;
@@ -57,10 +77,16 @@ int compare_main(int argc, char** argv) {
     std::cerr << "solve_bench_checks compare: give BASE... -- NEW... (see --help)\n";
     return 2;
   }
+  if (!testbed.empty() && store.empty()) {
+    std::cerr << "solve_bench_checks compare: --testbed needs --history=STORE\n";
+    return 2;
+  }
   bench::run_summary b, n;
+  std::optional<bench::run_history> history;
   try {
     b = bench::load_runs(base);
     n = bench::load_runs(contender);
+    if (!store.empty()) history = bench::load_history(store, bench::testbed_for(store, testbed, n));
   } catch (const bench::load_error& e) {
     std::cerr << "solve_bench_checks compare: " << e.what() << "\n";
     return 2;
@@ -82,7 +108,7 @@ int compare_main(int argc, char** argv) {
               << "\n";
     return 2;
   }
-  const auto c = bench::compare_runs(b, n);
+  const auto c = bench::compare_runs(b, n, history ? &*history : nullptr);
   std::cout << bench::comparison_text(c);
   try {
     if (!json_out.empty())
@@ -95,7 +121,62 @@ int compare_main(int argc, char** argv) {
     return 2;
   }
   if (n.rows.empty()) std::cerr << "solve_bench_checks compare: the contender measured nothing\n";
-  return c.failed() || n.rows.empty() ? 1 : 0;
+  return n.rows.empty() ? 1 : c.exit_status();
+}
+
+// What the tracker's history says each row of a testbed can detect.
+int history_main(int argc, char** argv) {
+  std::string store, testbed, json_out;
+  int runs = bench::limits::step_runs;
+  for (int i = 2; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg.rfind("--store=", 0) == 0) store = arg.substr(8);
+    else if (arg.rfind("--testbed=", 0) == 0) testbed = arg.substr(10);
+    else if (arg.rfind("--json=", 0) == 0) json_out = arg.substr(7);
+    else if (arg.rfind("--runs=", 0) == 0) {
+      char* end = nullptr;
+      const long v = std::strtol(arg.c_str() + 7, &end, 10);
+      if (*end || v < 1 || v > 1000) {
+        std::cerr << "solve_bench_checks history: --runs: '" << arg.substr(7) << "' is not a count from 1 to 1000\n";
+        return 2;
+      }
+      runs = static_cast<int>(v);
+    } else {
+      std::cerr << "solve_bench_checks history: unknown argument '" << arg << "' (see --help)\n";
+      return 2;
+    }
+  }
+  if (store.empty()) {
+    std::cerr << "solve_bench_checks history: give --store=STORE (see --help)\n";
+    return 2;
+  }
+  nlohmann::ordered_json beds = nlohmann::ordered_json::object();
+  try {
+    const auto names = testbed.empty() ? bench::history_testbeds(store) : std::vector<std::string>{testbed};
+    for (const auto& name : names) {
+      const auto h = bench::load_history(store, name);
+      std::cout << bench::history_text(h, runs);
+      beds[name] = bench::history_json(h, runs);
+    }
+  } catch (const bench::load_error& e) {
+    std::cerr << "solve_bench_checks history: " << e.what() << "\n";
+    return 2;
+  }
+  if (!json_out.empty()) {
+    try {
+      bench::write_file_atomically(
+          json_out, bench::json_text(nlohmann::ordered_json{{"history",
+                                                             {{"runs_after", runs},
+                                                              {"confidence", bench::limits::gate_confidence},
+                                                              {"testbeds", beds}}}},
+                                     1) +
+                        "\n");
+    } catch (const std::exception& e) {
+      std::cerr << "solve_bench_checks history: " << e.what() << "\n";
+      return 2;
+    }
+  }
+  return 0;
 }
 
 std::string base_of(const std::string& path) {
@@ -109,6 +190,7 @@ std::string base_of(const std::string& path) {
 
 int main(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "compare") return compare_main(argc, argv);
+  if (argc > 1 && std::string(argv[1]) == "history") return history_main(argc, argv);
   std::vector<std::string> inputs;
   std::string prefix, rows_json;
   bool files = true;
