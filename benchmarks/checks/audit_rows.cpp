@@ -237,12 +237,6 @@ std::optional<std::string> noisy_row(const rule_input& in, std::vector<finding>&
 
 }  // namespace
 
-double rerun_noise_pct(const row_record& r) {
-  double n = r.noise_pct().value_or(0);
-  if (const auto s = r.spread()) n = std::max(n, s->rerun_pct(limits::noise_confidence));
-  return std::isfinite(n) ? n : 0;
-}
-
 std::string short_of_threads(const rule_input& in, const row_record& r) {
   const auto threads = in.number("blas_threads"), cores = r.counter("cpu_self_busy");
   if (r.id.device != "cpu" || r.id.axis("ranks") || !threads || !cores || !(*threads > 1)) return "";

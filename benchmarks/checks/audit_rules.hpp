@@ -48,13 +48,10 @@ const std::vector<rule>& gpu_rules();      // the GPU's state during the rows: a
 // (limits::steal_pct); "1.9 cores busy, a task waiting for a CPU 80% of the time"; "" when none.
 std::string load_met(const row_record& r);
 
-// What the rules that hold rows against each other judge a row by (audit_rows.cpp):
-// Its between-run noise, in %: the larger of the 95% interval a re-run of it would see (its
-// rounds and processes, rerun_spread) and its noise_pct; 0 when neither is known.
-double rerun_noise_pct(const row_record& r);
-// Whether a CPU row that runs on the BLAS's threads had the cores its threads need: "ran 2 BLAS
-// threads on 1.1 cores" when it used fewer than blas_threads / limits::cores_ratio (its CPU time
-// over its loop's wall time, cpu_self_busy), "" when it had them or nothing says.
+// What the rules that hold rows against each other judge a row by (audit_rows.cpp), beside its
+// between-run noise (rerun_noise_pct, record.hpp): whether a CPU row that runs on the BLAS's threads had the cores its
+// threads need: "ran 2 BLAS threads on 1.1 cores" when it used fewer than blas_threads / limits::cores_ratio (its CPU
+// time over its loop's wall time, cpu_self_busy), "" when it had them or nothing says.
 std::string short_of_threads(const rule_input& in, const row_record& r);
 
 // Rows measured at different moments compare only on a quiet host: another process that held

@@ -15,6 +15,7 @@ import unittest
 import synth
 
 TOOLS = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+sys.path.insert(0, TOOLS)
 REGRESS = os.path.join(TOOLS, "regress")
 GESV = "CPU/dgesv/n:512/nrhs:1"
 GEMM = "CPU/dgemm/n:512"
@@ -110,6 +111,38 @@ class RegressTest(unittest.TestCase):
         self.assertIn("## solve_bench regression gate: UNDECIDED", text)
         self.assertIn("### Undecided rows", text)
 
+    def store_of(self, times_ms):
+        """A tools/track store: testbed vm, one stored run per time of GESV."""
+        folder = os.path.join(self.dir, "store", "vm")
+        os.makedirs(folder, exist_ok=True)
+        for i, t in enumerate(times_ms):
+            with open(os.path.join(folder, "202612%02dT000000Z-%010x.json" % (1 + i, i)), "w") as f:
+                json.dump({"format": "solve_bench-track/1", "testbed": "vm", "date": "2026-12-%02dT00:00:00+00:00"
+                           % (1 + i), "rows": [{"name": GESV, "median_ms": t, "repetitions": 1}]}, f)
+        return os.path.dirname(folder)
+
+    @unittest.skipUnless(__import__("importlib").util.find_spec("numpy"), "tools/track analyze needs numpy")
+    def test_track_analyze_prints_the_checks_detectable_step(self):
+        # tools/track analyze shows each row's minimum detectable step within 3 runs, and it is
+        # solve_bench_checks history's figure, not a Python noise model's
+        rng = random.Random(8)
+        store = self.store_of([5.0 * (1 + rng.uniform(-0.02, 0.02)) for _ in range(12)])
+        checks = os.environ.get("SOLVE_BENCH_CHECKS") or __import__("checksbin").find_checks()
+        hist = os.path.join(self.dir, "history.json")
+        p = subprocess.run([checks, "history", "--store=" + store, "--json=" + hist], capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(hist) as f:
+            expected = json.load(f)["history"]["testbeds"]["vm"]["rows"][0]["detectable_step_pct"]
+        self.assertGreater(expected, 0)
+        out = os.path.join(self.dir, "analysis.json")
+        p = subprocess.run([sys.executable, os.path.join(TOOLS, "track"), "analyze", "--store", store, "--json", out],
+                           capture_output=True, text=True, timeout=120, env=dict(os.environ, SOLVE_BENCH_CHECKS=checks))
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertIn("detects >= %.1f%%" % expected, p.stdout)
+        with open(out) as f:
+            rows = json.load(f)["rows"]
+        self.assertEqual([r["detectable_step_pct"] for r in rows if r["row"] == GESV], [expected])
+
     def test_several_files_a_side_are_processes(self):
         # one round per file, three files a side: the spread between processes decides
         base = [self.write("b%d.json" % i, row(GESV, [t])) for i, t in enumerate((5.0, 5.01, 4.99))]
@@ -121,15 +154,8 @@ class RegressTest(unittest.TestCase):
         self.assertIn("3 rounds in 3 processes", p.stdout)
 
     def test_history_decides_one_round_a_side(self):
-        store = os.path.join(self.dir, "store", "vm")
-        os.makedirs(store)
         rng = random.Random(4)
-        for i in range(20):
-            with open(os.path.join(store, "202612%02dT000000Z-%010x.json" % (1 + i, i)), "w") as f:
-                json.dump({"format": "solve_bench-track/1", "testbed": "vm", "date": "2026-12-%02dT00:00:00+00:00"
-                           % (1 + i), "rows": [{"name": GESV, "median_ms": 5.0 * (1 + rng.uniform(-0.003, 0.003)),
-                                                "repetitions": 1}]}, f)
-        store = os.path.dirname(store)
+        store = self.store_of([5.0 * (1 + rng.uniform(-0.003, 0.003)) for _ in range(20)])
         rc, out, doc = self.regress(row(GESV, [5.0]), row(GESV, [5.6]), "--history", store)
         self.assertEqual(rc, 1, out)
         self.assertEqual(self.status_of(doc, GESV), ["slower"])
