@@ -8,6 +8,7 @@
 #include <map>
 
 #include "checks/history.hpp"
+#include "checks/shift.hpp"
 #include "checks/text.hpp"
 #include "checks/thresholds.hpp"
 
@@ -58,14 +59,13 @@ std::size_t pairs_for(double confidence) {
 
 // The interval of the pairs' median ratio, in %: order statistics with enough pairs, else
 // Student's t on the ratios' logs (their mean's interval: the pairs are independent).
-double pairs_interval_pct(const std::vector<double>& ratios) {
-  if (ratios.size() >= pairs_for(limits::gate_confidence))
-    return median_noise_pct(ratios, limits::gate_confidence).value_or(0);
+double pairs_interval_pct(const std::vector<double>& ratios, double confidence) {
+  if (ratios.size() >= pairs_for(confidence)) return median_noise_pct(ratios, confidence).value_or(0);
   std::vector<int> apart(ratios.size());
   for (std::size_t i = 0; i < apart.size(); ++i) apart[i] = static_cast<int>(i);
   const auto s = rerun_spread_of(ratios, apart);  // each ratio its own process: var(log r) / m
   if (!s) return 0;
-  return 100.0 * std::expm1(student_t_quantile(0.5 + limits::gate_confidence / 2, s->df) * std::sqrt(s->centre_var));
+  return 100.0 * std::expm1(student_t_quantile(0.5 + confidence / 2, s->df) * std::sqrt(s->centre_var));
 }
 
 int processes_of(const row_record& r) {
@@ -100,7 +100,18 @@ side_spread spread_of(const row_record& r, const row_history* h) {
   return out;
 }
 
-std::string pct(double x) { return format("%.1f%%", x); }
+// The log of each process's median round: a side's sample at the level of processes.
+std::vector<double> process_centres(const row_record& r) {
+  std::map<int, std::vector<double>> by;
+  for (std::size_t i = 0; i < r.times_ms.size(); ++i)
+    by[i < r.process_of.size() ? r.process_of[i] : 0].push_back(r.times_ms[i]);
+  std::vector<double> out;
+  for (const auto& [key, ms] : by) out.push_back(std::log(median(ms)));
+  return out;
+}
+
+// A percentage; a change of a thousand percent or more as a factor ("45×"): such inputs decide nothing.
+std::string pct(double x) { return x < 1000 ? format("%.1f%%", x) : format("%.0f×", 1 + x / 100); }
 
 }  // namespace
 
@@ -133,7 +144,7 @@ std::vector<std::string> comparison::suspects() const {
 namespace {
 
 // The timed rows of both sides: change, interval, status and why.
-void judge(row_change& ch, const row_record& b, const row_record& n, const run_history* history) {
+void judge(row_change& ch, const row_record& b, const row_record& n, const run_history* history, double confidence) {
   const row_history* h = history ? history->find(b.id) : nullptr;
   const side_spread bs = spread_of(b, h), ns = spread_of(n, h);
   if (bs.spread) ch.base_noise_pct = bs.spread->rerun_pct(limits::noise_confidence);
@@ -144,16 +155,41 @@ void judge(row_change& ch, const row_record& b, const row_record& n, const run_h
     // sides of a pair alike, and cancel in its ratio.
     ch.pairs = ratios.size();
     ch.change_pct = 100.0 * (median(ratios) - 1);
-    ch.interval_pct = ch.pair_noise_pct = pairs_interval_pct(ratios);
+    ch.interval_pct = ch.pair_noise_pct = pairs_interval_pct(ratios, confidence);
     ch.noise_from = std::to_string(ratios.size()) + " pairs run back to back (each side's fastest repetition)";
   } else {
     ch.change_pct = 100.0 * (*ch.new_ms / *ch.base_ms - 1);
-    if (bs.spread && ns.spread) {
-      ch.interval_pct = bs.spread->difference_pct(*ns.spread, limits::gate_confidence);
-      ch.noise_from = bs.from == ns.from ? bs.from + " a side" : bs.from + " against " + ns.from;
+    const auto x = process_centres(b), y = process_centres(n);
+    std::optional<shift_interval> hl;
+    if (x.size() >= 2 && y.size() >= 2) hl = hodges_lehmann(x, y, confidence);
+    if (hl) {
+      // Processes on both sides: their shift, distribution-free (a time that takes one of a few
+      // modes from process to process is not normal), at least what the history says.
+      ch.change_pct = 100.0 * std::expm1(hl->estimate);
+      ch.interval_pct = 100.0 * std::expm1(std::max(hl->estimate - hl->lo, hl->hi - hl->estimate));
+      ch.noise_from = std::to_string(x.size()) + " against " + std::to_string(y.size()) +
+                      " processes (the median of their differences, distribution-free)";
+    }
+    // Student t on the rounds: where a side is one process (its rounds are all it has), or where
+    // the history floors a side's spread.
+    const bool history_floor = bs.from.rfind("the history", 0) == 0 || ns.from.rfind("the history", 0) == 0;
+    if (bs.spread && ns.spread && (x.size() < 2 || y.size() < 2 || history_floor)) {
+      const double t = bs.spread->difference_pct(*ns.spread, confidence);
+      if (!ch.interval_pct || t > *ch.interval_pct) {
+        ch.interval_pct = t;
+        ch.noise_from = bs.from == ns.from ? bs.from + " a side" : bs.from + " against " + ns.from;
+      }
     }
   }
   const std::string change = format("%+.1f%%", *ch.change_pct);
+  if (ch.interval_pct && !std::isfinite(*ch.interval_pct)) ch.interval_pct.reset();
+  if (!ch.interval_pct && b.spread() && n.spread()) {
+    ch.status = "undecided";
+    ch.why = change + ", but " + std::to_string(process_centres(b).size()) + " against " +
+             std::to_string(process_centres(n).size()) + " processes cannot bound a change at " +
+             format("%.3g", 100 * confidence) + "% (more processes, or --history, can)";
+    return;
+  }
   if (!ch.interval_pct) {
     ch.status = "undecided";
     const bool base_one = !bs.spread, new_one = !ns.spread;
@@ -166,7 +202,7 @@ void judge(row_change& ch, const row_record& b, const row_record& n, const run_h
   }
   ch.threshold_pct = std::max(limits::gate_floor_pct, *ch.interval_pct);
   const std::string interval =
-      "the " + sig3(100 * limits::gate_confidence) + "% interval ±" + pct(*ch.interval_pct) + " from " + ch.noise_from;
+      "the " + format("%.3g", 100 * confidence) + "% interval ±" + pct(*ch.interval_pct) + " from " + ch.noise_from;
   if (*ch.change_pct > *ch.threshold_pct) ch.status = "slower";
   else if (*ch.change_pct < -*ch.threshold_pct) ch.status = "faster";
   else if (*ch.interval_pct <= limits::gate_floor_pct) ch.status = "same";
@@ -185,6 +221,12 @@ void judge(row_change& ch, const row_record& b, const row_record& n, const run_h
 
 comparison compare_runs(const run_summary& base, const run_summary& contender, const run_history* history) {
   comparison c;
+  // The rows judged by time: gate_confidence is the whole comparison's (Bonferroni), so that an
+  // A/A comparison of many rows calls none slower 99 times in 100, not each row.
+  std::size_t timed = 0;
+  for (const auto& b : base.rows)
+    if (const row_record* n = find_id(contender, b.id); b.passed() && n && n->passed()) ++timed;
+  c.row_confidence = 1 - (1 - limits::gate_confidence) / static_cast<double>(std::max<std::size_t>(1, timed));
   if (history)
     c.history = history->store + ", testbed " + history->testbed + ": " + std::to_string(history->runs) + " runs";
   for (const auto& b : base.rows) {
@@ -210,7 +252,7 @@ comparison compare_runs(const run_summary& base, const run_summary& contender, c
       ch.status = failure_status(*n);
       ch.why = failure_text(*n);
     } else {
-      judge(ch, b, *n, history);
+      judge(ch, b, *n, history, c.row_confidence);
     }
     c.rows.push_back(std::move(ch));
   }
@@ -247,7 +289,8 @@ std::string undecided_advice(const comparison& c) {
   std::string out =
       std::to_string(n) + " row" + (n == 1 ? "" : "s") + " undecided at the " + pct(limits::gate_floor_pct) + " floor";
   if (unmeasured)
-    out += " (" + std::to_string(unmeasured) + " with one round a side: nothing to tell a change from noise)";
+    out += " (" + std::to_string(unmeasured) +
+           " whose inputs bound no change: one round a side, or too few processes for the confidence)";
   if (worst > 0) out += "; the widest can detect only ≥ " + pct(worst);
   return out +
          ". To decide them, re-run each side with more rounds (--benchmark_repetitions=N) or processes "
@@ -260,9 +303,10 @@ namespace {
 std::string rule_text() {
   const std::string conf = sig3(100 * limits::gate_confidence) + "%", floor = pct(limits::gate_floor_pct);
   return "Each row's change (the ratio of the medians; for repetitions tagged as pairs run back to back, the median "
-         "over the pairs of the ratio of each side's fastest repetition) is held to its " +
-         conf +
-         " interval, from what a re-run would see: the spread between the pairs, else between each side's rounds "
+         "over the pairs of the ratio of each side's fastest repetition) is held to its interval at " +
+         conf + " for the comparison as a whole (each of m rows at 1 - " + sig3(1 - limits::gate_confidence) +
+         " / m: Bonferroni), from what a re-run would see: the spread between the pairs, else between each side's "
+         "rounds "
          "and processes (Student t, Welch), each side at least the spread of one run in the tracker's history "
          "(--history) over its processes; never a process's own samples. slower / faster: beyond the interval's "
          "half-width and at least " +
@@ -322,6 +366,7 @@ json comparison_json(const comparison& c) {
           {"advice", undecided_advice(c)},
           {"history", c.history.empty() ? json(nullptr) : json(c.history)},
           {"confidence", limits::gate_confidence},
+          {"row_confidence", c.row_confidence},
           {"floor_pct", limits::gate_floor_pct},
           {"rows", rows},
           {"new_timing_bugs", bugs},

@@ -26,8 +26,8 @@ struct row_change {
   std::string status;
   std::string why;
   std::optional<double> base_ms, new_ms, change_pct;
-  // The half-width, in %, of the interval of the change at limits::gate_confidence (from the
-  // pairs, else from both sides' spread between runs); none when nothing measured it.
+  // The half-width, in %, of the interval of the change at the comparison's row_confidence
+  // (from the pairs, else from both sides' spread between runs); none when nothing measured it.
   std::optional<double> interval_pct;
   // The threshold the change was held to: the interval's half-width, at least gate_floor_pct.
   // It is also the smallest change these inputs could call slower (detectable_pct).
@@ -46,6 +46,7 @@ struct comparison {
   std::vector<row_change> rows;
   std::vector<finding> new_timing_bugs;  // in the contender's audit and not in the baseline's
   std::string history;                   // the history that floored the noise ("STORE, testbed T: 30 runs"), or ""
+  double row_confidence = 0;             // each row's: gate_confidence over the rows judged by time
   bool failed() const;
   // Some row could not be decided at the gate's floor (and none failed: see exit_status).
   bool undecided() const;
@@ -59,14 +60,15 @@ struct comparison {
 // one base and one contender run a pair) pair up: per pair present on both sides, the
 // contender's fastest repetition over the baseline's (the least disturbed of each: neighbours
 // and a busy host only add time). compare_runs judges a row by these ratios when it has two or
-// more: its change is their median, its interval that of the median at gate_confidence
-// (distribution-free from order statistics when there are enough pairs for it, else Student's t
-// on the ratios' logs).
+// more: its change is their median, its interval that of the median at the comparison's
+// row_confidence (distribution-free from order statistics when there are enough pairs for it,
+// else Student's t on the ratios' logs).
 std::vector<double> paired_ratios(const row_record& base, const row_record& contender);
 
 // Each row of the baseline against the contender's (matched by id). Unpaired, a row's change is
 // the ratio of the medians and its interval that of the ratio from both sides' spread between
-// runs (rerun_spread::difference_pct at gate_confidence): their rounds and processes, each side
+// runs (rerun_spread::difference_pct at row_confidence: limits::gate_confidence for all the rows
+// judged by time together, Bonferroni): their rounds and processes, each side
 // at least the spread of `history`'s runs of the row (over the side's processes). A side of one
 // round with no history cannot be judged: the row is undecided.
 comparison compare_runs(const run_summary& base, const run_summary& contender, const run_history* history = nullptr);
