@@ -143,78 +143,107 @@ std::vector<std::string> comparison::suspects() const {
 
 namespace {
 
+// A row's change and the interval around it, from the strongest design the inputs have; no
+// interval (and why not) when they bound no change. `at_best`: the interval covers the rounds
+// of one process a side only, not what another process adds: a lower bound, which decides nothing.
+struct estimate {
+  double change_pct = 0;
+  std::optional<double> interval_pct;
+  std::string from, why_not;
+  bool at_best = false;
+};
+
+estimate unpaired(const row_record& b, const row_record& n, const side_spread& bs, const side_spread& ns,
+                  double confidence) {
+  estimate e;
+  e.change_pct = 100.0 * (b.median_ms() > 0 ? n.median_ms() / b.median_ms() - 1 : 0);
+  const auto x = process_centres(b), y = process_centres(n);
+  if (x.size() >= 2 && y.size() >= 2) {
+    // Processes on both sides: their shift, distribution-free (a time that takes one of a few
+    // modes from process to process is not normal).
+    if (const auto hl = hodges_lehmann(x, y, confidence)) {
+      e.change_pct = 100.0 * std::expm1(hl->estimate);
+      e.interval_pct = 100.0 * std::expm1(std::max(hl->estimate - hl->lo, hl->hi - hl->estimate));
+      e.from = std::to_string(x.size()) + " against " + std::to_string(y.size()) +
+               " processes (the median of their differences, distribution-free)";
+    } else {
+      e.why_not = std::to_string(x.size()) + " against " + std::to_string(y.size()) +
+                  " processes cannot bound a change at " + format("%.3g", 100 * confidence) + "%";
+    }
+  }
+  // Student t on the rounds where a side is one process (its rounds are all it has), and on the
+  // history's spread where it floors a side; the wider interval wins.
+  const bool history = bs.from.rfind("the history", 0) == 0 || ns.from.rfind("the history", 0) == 0;
+  const bool one = x.size() < 2 || y.size() < 2;
+  if (bs.spread && ns.spread && (one || history)) {
+    const double t = bs.spread->difference_pct(*ns.spread, confidence);
+    if (!e.interval_pct || t > *e.interval_pct) {
+      e.interval_pct = t;
+      e.from = bs.from == ns.from ? bs.from + " a side" : bs.from + " against " + ns.from;
+    }
+    e.at_best = one && !history && x.size() < static_cast<std::size_t>(limits::min_processes);
+    e.at_best = e.at_best || (one && !history && y.size() < static_cast<std::size_t>(limits::min_processes));
+  }
+  if (!e.interval_pct && e.why_not.empty())
+    e.why_not = std::string(!bs.spread && !ns.spread ? "each side is one round"
+                            : !bs.spread             ? "the baseline is one round"
+                                                     : "the contender is one round") +
+                ": nothing measured what a re-run would see (a run's own samples do not)";
+  if (e.interval_pct && !std::isfinite(*e.interval_pct)) {
+    e.interval_pct.reset();
+    e.why_not = "too few rounds to bound a change at " + format("%.3g", 100 * confidence) + "%";
+  }
+  return e;
+}
+
 // The timed rows of both sides: change, interval, status and why.
 void judge(row_change& ch, const row_record& b, const row_record& n, const run_history* history, double confidence) {
   const row_history* h = history ? history->find(b.id) : nullptr;
   const side_spread bs = spread_of(b, h), ns = spread_of(n, h);
   if (bs.spread) ch.base_noise_pct = bs.spread->rerun_pct(limits::noise_confidence);
   if (ns.spread) ch.new_noise_pct = ns.spread->rerun_pct(limits::noise_confidence);
-  const std::vector<double> ratios = paired_ratios(b, n);
-  if (ratios.size() >= 2) {
+  estimate e;
+  if (const std::vector<double> ratios = paired_ratios(b, n); ratios.size() >= 2) {
     // Pairs timed back to back: the neighbours' load and the machine's drift fall on both
     // sides of a pair alike, and cancel in its ratio.
     ch.pairs = ratios.size();
-    ch.change_pct = 100.0 * (median(ratios) - 1);
-    ch.interval_pct = ch.pair_noise_pct = pairs_interval_pct(ratios, confidence);
-    ch.noise_from = std::to_string(ratios.size()) + " pairs run back to back (each side's fastest repetition)";
+    e.change_pct = 100.0 * (median(ratios) - 1);
+    e.interval_pct = ch.pair_noise_pct = pairs_interval_pct(ratios, confidence);
+    e.from = std::to_string(ratios.size()) + " pairs run back to back (each side's fastest repetition)";
   } else {
-    ch.change_pct = 100.0 * (*ch.new_ms / *ch.base_ms - 1);
-    const auto x = process_centres(b), y = process_centres(n);
-    std::optional<shift_interval> hl;
-    if (x.size() >= 2 && y.size() >= 2) hl = hodges_lehmann(x, y, confidence);
-    if (hl) {
-      // Processes on both sides: their shift, distribution-free (a time that takes one of a few
-      // modes from process to process is not normal), at least what the history says.
-      ch.change_pct = 100.0 * std::expm1(hl->estimate);
-      ch.interval_pct = 100.0 * std::expm1(std::max(hl->estimate - hl->lo, hl->hi - hl->estimate));
-      ch.noise_from = std::to_string(x.size()) + " against " + std::to_string(y.size()) +
-                      " processes (the median of their differences, distribution-free)";
-    }
-    // Student t on the rounds: where a side is one process (its rounds are all it has), or where
-    // the history floors a side's spread.
-    const bool history_floor = bs.from.rfind("the history", 0) == 0 || ns.from.rfind("the history", 0) == 0;
-    if (bs.spread && ns.spread && (x.size() < 2 || y.size() < 2 || history_floor)) {
-      const double t = bs.spread->difference_pct(*ns.spread, confidence);
-      if (!ch.interval_pct || t > *ch.interval_pct) {
-        ch.interval_pct = t;
-        ch.noise_from = bs.from == ns.from ? bs.from + " a side" : bs.from + " against " + ns.from;
-      }
-    }
+    e = unpaired(b, n, bs, ns, confidence);
   }
-  const std::string change = format("%+.1f%%", *ch.change_pct);
-  if (ch.interval_pct && !std::isfinite(*ch.interval_pct)) ch.interval_pct.reset();
-  if (!ch.interval_pct && b.spread() && n.spread()) {
+  ch.change_pct = e.change_pct;
+  ch.interval_pct = e.interval_pct;
+  ch.noise_from = e.from;
+  const std::string change = format("%+.1f%%", e.change_pct), floor = pct(limits::gate_floor_pct);
+  if (!e.interval_pct) {
     ch.status = "undecided";
-    ch.why = change + ", but " + std::to_string(process_centres(b).size()) + " against " +
-             std::to_string(process_centres(n).size()) + " processes cannot bound a change at " +
-             format("%.3g", 100 * confidence) + "% (more processes, or --history, can)";
+    ch.why = change + ", but " + e.why_not + ": no change can be called";
     return;
   }
-  if (!ch.interval_pct) {
-    ch.status = "undecided";
-    const bool base_one = !bs.spread, new_one = !ns.spread;
-    ch.why = change + ", but " +
-             (base_one && new_one ? "each side is one round"
-              : base_one          ? "the baseline is one round"
-                                  : "the contender is one round") +
-             ": nothing measured what a re-run would see (a run's own samples do not), so no change can be called";
-    return;
-  }
-  ch.threshold_pct = std::max(limits::gate_floor_pct, *ch.interval_pct);
+  ch.threshold_pct = std::max(limits::gate_floor_pct, *e.interval_pct);
   const std::string interval =
-      "the " + format("%.3g", 100 * confidence) + "% interval ±" + pct(*ch.interval_pct) + " from " + ch.noise_from;
-  if (*ch.change_pct > *ch.threshold_pct) ch.status = "slower";
-  else if (*ch.change_pct < -*ch.threshold_pct) ch.status = "faster";
-  else if (*ch.interval_pct <= limits::gate_floor_pct) ch.status = "same";
+      "the " + format("%.3g", 100 * confidence) + "% interval ±" + pct(*e.interval_pct) + " from " + e.from;
+  if (e.at_best) {
+    ch.status = "undecided";
+    ch.why = change + " against " + interval +
+             ", but one process a side: what another process adds is unmeasured "
+             "(processes of one build differ by up to 50% on a shared 2-core machine), so it can detect ≥ " +
+             pct(*ch.threshold_pct) + " at best and calls nothing";
+    return;
+  }
+  if (e.change_pct > *ch.threshold_pct) ch.status = "slower";
+  else if (e.change_pct < -*ch.threshold_pct) ch.status = "faster";
+  else if (*e.interval_pct <= limits::gate_floor_pct) ch.status = "same";
   else ch.status = "undecided";
   if (ch.status == "slower" || ch.status == "faster")
     ch.why = change + ", beyond " + interval +
-             (*ch.interval_pct < limits::gate_floor_pct ? " and the floor of " + pct(limits::gate_floor_pct) : "");
-  else if (ch.status == "same")
-    ch.why = change + ", within " + interval + "; can detect " + pct(limits::gate_floor_pct) + " (the floor)";
+             (*e.interval_pct < limits::gate_floor_pct ? " and the floor of " + floor : "");
+  else if (ch.status == "same") ch.why = change + ", within " + interval + "; can detect " + floor + " (the floor)";
   else
-    ch.why = change + ", within " + interval + ": can detect ≥ " + pct(*ch.threshold_pct) + " here, not the " +
-             pct(limits::gate_floor_pct) + " floor";
+    ch.why = change + ", within " + interval + ": can detect ≥ " + pct(*ch.threshold_pct) + " here, not the " + floor +
+             " floor";
 }
 
 }  // namespace

@@ -57,6 +57,12 @@ inline constexpr double gate_floor_pct = 3.0;
 // for 16 pairs of such scatter (Student t, 4 degrees of freedom) 95% calls 1% of identical
 // rows slower, 99% 0.2%, and both still catch 10% on a row that scatters by 5%.
 inline constexpr double gate_confidence = 0.99;
+// A side needs this many processes (or the tracker's history of the row) for its change to be
+// called: the rounds of one process do not show what another process adds (A/A here: 5
+// repetitions in one process a side called 2 of 6 comparisons slower, on rows whose processes
+// take one of two modes). 1 would trust the rounds of one process, once they are shown to
+// cover a new process (tools/aa-coverage) on the machines the gate runs on.
+inline constexpr int min_processes = 2;
 // The tracker's record of a row on a testbed (compare --history) counts from this many runs:
 // fewer say too little about the spread from run to run.
 inline constexpr int history_min_runs = 5;
@@ -97,6 +103,7 @@ inline constexpr named_limit all[] = {
     {"load_avg_per_core", load_avg_per_core},
     {"gate_floor_pct", gate_floor_pct},
     {"gate_confidence", gate_confidence},
+    {"min_processes", min_processes},
     {"history_min_runs", history_min_runs},
     {"step_runs", step_runs},
     {"cpu_wait_pct", cpu_wait_pct},

@@ -33,11 +33,18 @@ def rate(name):
     return lambda t: flops / (t * 1e-3) / 1e9
 
 
-def row(name, times_ms, **kw):
+def row(name, times_ms, processes=True, **kw):
+    """One row's repetitions; each from a process of its own (solve_bench --processes=K numbers
+    them), unless processes=False (all the rounds of one process)."""
     counters = {"resid": kw.pop("resid", 0.01), "GFLOP/s": kw.pop("gflops", rate(name))}
     if "noise_pct" in kw:
         counters["noise_pct"] = kw.pop("noise_pct")
-    return synth.runs(name + "/manual_time", times_ms, counters, **kw)
+    out = synth.runs(name + "/manual_time", times_ms, counters, **kw)
+    if processes:
+        for run in out:
+            if run.get("run_type") == "iteration":
+                run["process"] = run["repetition_index"]
+    return out
 
 
 class RegressTest(unittest.TestCase):
@@ -91,6 +98,16 @@ class RegressTest(unittest.TestCase):
                     self.assertGreater(r["detectable_pct"], 3.0, out)
                     self.assertIn("≥ %.1f%%" % r["detectable_pct"], self.line_of(out, r["row"]))
             self.assertIn("regress: passed" if rc == 0 else "regress: UNDECIDED", out)
+
+    def test_one_process_a_side_calls_nothing(self):
+        # 12 rounds of one process a side, 10% apart, each side steady to 1%: the rounds alone
+        # would call it, but what another process adds is unmeasured: undecided, "at best"
+        rc, out, doc = self.regress(row(GESV, noisy(5.0, 12, 0.01, 1), processes=False),
+                                    row(GESV, [1.1 * t for t in noisy(5.0, 12, 0.01, 2)], processes=False))
+        self.assertEqual(rc, 3, out)
+        self.assertEqual(self.status_of(doc, GESV), ["undecided"])
+        self.assertIn("at best", out)
+        self.assertLess(doc["rows"][0]["detectable_pct"], 5.0)
 
     def test_one_round_a_side_is_undecided_not_slower(self):
         # The newcomer's comparison: one repetition a side, +95%, each run's own noise 0.3%
