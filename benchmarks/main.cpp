@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "core/driver.hpp"
+#include "core/escaped.hpp"
 #include "core/row.hpp"
 #include "cpu/cpu_rows.hpp"
 #include "cuda/gpu_rows.hpp"
@@ -62,5 +63,5 @@ int main(int argc, char** argv) {
     for (const auto& leak : bench::gpu::leaks()) out.push_back("device memory leak: " + leak);
     return out;
   };
-  return bench::run_program(p, argc, argv);
+  return bench::run_guarded(p.name, [&] { return bench::run_program(p, argc, argv); });
 }

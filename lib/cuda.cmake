@@ -13,6 +13,7 @@ target_sources(solvebench PRIVATE
   src/cuda/nvml_loader.cpp
   src/cuda/gpu_row_monitor.cpp
   src/cuda/device_generate.cu
+  src/cuda/device_hold.cu
   src/cuda/device_known_solution.cu
   src/cuda/device_residual.cu)
 

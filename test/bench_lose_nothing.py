@@ -6,6 +6,7 @@ could not be written, 2 usage, 4 nothing measured) and that an earlier result is
 (bytes and mtime of keep.json, keep.rows.jsonl, keep.audit.json, ...).
 
 usage: bench_lose_nothing.py CASE SOLVE_BENCH WORKDIR [SOLVE_BENCH_CHECKS]
+  kill_processes  a --processes=2 run SIGKILLed in its second process; --resume finishes its rounds
   min_time_1x  1: BENCHMARK_MIN_TIME=1x (and --benchmark_min_time=Nx) runs exactly N calls a row
   repetitions  2: --benchmark_repetitions=-1 (flag and environment) refused; 2 gives aggregates,
                cv in percent
@@ -79,16 +80,19 @@ def case_kill(exe, work):
         fail("resume: exit %d" % p.returncode)
     listed = run(exe, args + ["--benchmark_list_tests=true"]).stdout.split()
     doc = json.load(open(stem + ".json"))
-    names = [b["name"] for b in doc["benchmarks"]]
-    if sorted(names) != sorted(listed) or len(set(names)) != len(names):
-        fail("resumed run: %d rows (%d distinct), the command lists %d: extra %s, missing %s"
-             % (len(names), len(set(names)), len(listed), sorted(set(names) - set(listed)),
-                sorted(set(listed) - set(names))))
+    reps = sb.repetitions(doc)
+    if sorted(reps) != sorted(listed) or len(set(listed)) != len(listed):
+        fail("resumed run: %d rows, the command lists %d: extra %s, missing %s"
+             % (len(reps), len(listed), sorted(set(reps) - set(listed)), sorted(set(listed) - set(reps))))
     if os.path.exists(partial):
         fail("the .partial log is still there after the resumed run ended")
-    _, logged = load_rows_log(stem + ".rows.jsonl")  # one context line, then rows
-    if sorted(b["name"] for b in logged) != sorted(listed):
-        fail("the rows log after resume does not hold each listed row once")
+    # Each row's 5 rounds exactly once: those the killed process finished, then the resumed one's
+    # (its own context line, so the checks keep the two processes apart).
+    _, logged = load_rows_log(stem + ".rows.jsonl")
+    if sorted(sb.slots(logged)) != sorted((name, 0, k) for name in listed for k in range(5)):
+        fail("the rows log after resume does not hold each listed row's 5 rounds once")
+    if sb.context_lines(stem + ".rows.jsonl") != 2 or any(len(r) != 5 for r in reps.values()):
+        fail("two processes' context lines, and 5 repetitions a row in the JSON")
     audit = json.load(open(stem + ".audit.json"))["audit"]
     verdict = json.load(open(stem + ".verdict.json"))["verdict"]
     if audit["rows_checked"] != len(listed) or verdict["rows_passed"] != len(listed):
@@ -100,6 +104,44 @@ def case_kill(exe, work):
           % (len(kept), len(listed)))
 
 
+def case_kill_processes(exe, work):
+    """A run of --processes=2 SIGKILLed in its second process: --resume finishes the second
+    process's rounds (in a third OS process, a context line of its own) and judges once."""
+    stem = os.path.join(work, "procs")
+    for ext in SIDECARS + (".rows.jsonl.partial",):
+        if os.path.exists(stem + ext):
+            os.remove(stem + ext)
+    partial = stem + ".rows.jsonl.partial"
+    args = ["--sizes=32,48,64,96", "--precisions=d", "--benchmark_filter=" + SWEEP_FILTER, "--rounds=2",
+            "--processes=2", "--benchmark_min_time=0.02", "--benchmark_out=" + stem + ".json"]
+    proc = subprocess.Popen([exe] + args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 120
+    while time.time() < deadline and proc.poll() is None:
+        if os.path.exists(partial) and sb.context_lines(partial) >= 2 and sum(1 for _ in open(partial)) >= 62:
+            break  # the second process has written a few rounds
+        time.sleep(0.02)
+    if proc.poll() is not None:
+        fail("the run ended before its second process could be killed")
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    _, kept = load_rows_log(partial, killed=True)
+    if not any(b["process"] == 1 for b in kept):
+        fail("killed before the second process wrote a round")
+    p = run(exe, args + ["--resume=" + partial])
+    if p.returncode != 0 or p.stdout.count("\naudit: ") != 1:
+        fail("resume: exit %d, %d audits\n%s" % (p.returncode, p.stdout.count("\naudit: "), p.stderr[-2000:]))
+    listed = run(exe, args + ["--benchmark_list_tests=true"]).stdout.split()
+    _, logged = load_rows_log(stem + ".rows.jsonl")
+    want = sorted((n, proc_, r) for n in listed for proc_ in (0, 1) for r in (0, 1))
+    if sorted(sb.slots(logged)) != want or sb.context_lines(stem + ".rows.jsonl") != 3:
+        fail("each row's 2 x 2 rounds once, three processes' context lines (%d)" % sb.context_lines(stem + ".rows.jsonl"))
+    reps = sb.repetitions(json.load(open(stem + ".json")))
+    if sorted(reps) != sorted(listed) or any(len(v) != 4 or {b["processes"] for b in v} - {2, 3} for v in reps.values()):
+        fail("the JSON: 4 rounds a row, from the processes that ran them")
+    print("ok: killed in its second process after %d rounds; resumed to every row's 4 rounds once, one audit"
+          % len(kept))
+
+
 def case_min_time_1x(exe, work):
     out = os.path.join(work, "min1x.json")
     filt = "--benchmark_filter=^CPU/d(gesv|getrf)/n:32(/nrhs:1)?/manual_time$"
@@ -109,20 +151,21 @@ def case_min_time_1x(exe, work):
         p = run(exe, ["--sizes=32", "--precisions=d", "--benchmark_out=" + out] + args, env)
         if p.returncode != 0:
             fail("exit %d (it crashed with 139 once)\n%s" % (p.returncode, p.stderr))
-        rows = json.load(open(out))["benchmarks"]
-        if len(rows) != 2 or any(b.get("error_occurred") or b["iterations"] != calls or b["samples"] != calls
-                                 for b in rows):
-            fail("%s %s: expected 2 rows of exactly %d timed calls: %r" % (args, env, calls, rows))
+        reps = sb.repetitions(json.load(open(out)))
+        rounds = [b for r in reps.values() for b in r]
+        if len(reps) != 2 or len(rounds) != 10 or any(
+                b.get("error_occurred") or b["iterations"] != calls or b["samples"] != calls for b in rounds):
+            fail("%s %s: expected 2 rows of 5 rounds of exactly %d timed calls: %r" % (args, env, calls, rounds))
     for bad in ("0x", "-2x", "x", "1.5x"):
         usage_error(run(exe, F + ["--benchmark_min_time=" + bad]), "'%s' is not a positive number of calls" % bad)
-    print("ok: 1x and 3x run exactly that many calls a row; 0x, -2x, x, 1.5x refused")
+    print("ok: 1x and 3x run exactly that many calls a round; 0x, -2x, x, 1.5x refused")
 
 
 def case_repetitions(exe, work):
     stem, before = earlier_result(exe, work)
     for args, env in ((["--benchmark_repetitions=-1"], {}), ([], {"BENCHMARK_REPETITIONS": "-1"})):
         p = run(exe, F + args + ["--benchmark_out=" + stem + ".json"], env)
-        usage_error(p, "'-1' is not a number of repetitions from 1 to 100000")
+        usage_error(p, "'-1' is not a number of repetitions from 1 to 10000")
         if ("environment variable BENCHMARK_REPETITIONS" in p.stderr) != bool(env):
             fail("the message names where the value came from: %s" % p.stderr)
     untouched(before, "a refused --benchmark_repetitions")
@@ -187,8 +230,8 @@ def case_write_errors(exe, work):
     if [f for f in os.listdir(work) if f.startswith("keep.json") and f != "keep.json"]:
         fail("a temporary file was left: %s" % os.listdir(work))
     _, kept = load_rows_log(stem + ".rows.jsonl.partial")  # the new rows stay, for a --resume
-    if len(kept) != 21:
-        fail("the new rows are not all in the .partial log: %d" % len(kept))
+    if len(kept) != 21 * 5 or len({b["name"] for b in kept}) != 21:
+        fail("the new rows' rounds are not all in the .partial log: %d" % len(kept))
     print("ok: /dev/full refused by name; a rows log and a JSON that cannot be written are named, exit 1, "
           "the earlier result untouched")
 
@@ -225,9 +268,10 @@ def case_one_writer(exe, work):
     if first.returncode != 0:
         fail("the first run: exit %d\n%s" % (first.returncode, first_err))
     listed = run(exe, args + ["--benchmark_list_tests=true"]).stdout.split()
-    names = [b["name"] for b in json.load(open(stem + ".json"))["benchmarks"]]
+    names = sb.repetitions(json.load(open(stem + ".json")))
     _, logged = load_rows_log(stem + ".rows.jsonl")
-    if sorted(names) != sorted(listed) or sorted(b["name"] for b in logged) != sorted(listed):
+    if sorted(names) != sorted(listed) or sorted(sb.slots(logged)) != sorted(
+            (name, 0, k) for name in listed for k in range(5)):
         fail("the first run's results are not whole: %d rows in the JSON, %d logged, %d listed"
              % (len(names), len(logged), len(listed)))
     print("ok: --rows_out on another output refused; a second writer refused by name, the first whole")
@@ -413,17 +457,17 @@ def case_sticky(exe, work):
         fail("expected exit 1 (one row failed), got %d" % p.returncode)
     if "running them in a fresh one" not in p.stderr:
         fail("no line says the rows after the fault run in a fresh process")
-    rows = json.load(open(stem + ".json"))["benchmarks"]
-    by_name = {b["name"]: b for b in rows}
-    hit = by_name.get(faulty + "/manual_time")
-    if not hit or "cudaErrorIllegalAddress" not in hit.get("error_message", ""):
-        fail("the faulted row must name the CUDA error: %r" % hit)
+    reps = sb.repetitions(json.load(open(stem + ".json")))
+    rows = [b for r in reps.values() for b in r]
+    hit = reps.get(faulty + "/manual_time", [])
+    if len(hit) != 1 or "cudaErrorIllegalAddress" not in hit[0].get("error_message", ""):
+        fail("the faulted row must name the CUDA error, in its one round: %r" % hit)
     others = [b for b in rows if b["name"] != faulty + "/manual_time"]
     bad = [(b["name"], b.get("error_message")) for b in others if b.get("error_occurred") or not b["resid"] < THRESHOLD]
-    if bad:
-        fail("every other row must run and pass, the GPU ones in the fresh process: %r" % bad)
+    if bad or any(len(r) != 5 for name, r in reps.items() if name != faulty + "/manual_time"):
+        fail("every other row must run its 5 rounds and pass, the GPU ones in the fresh process: %r" % bad)
     listed = run(exe, args + ["--benchmark_list_tests=true"], env).stdout.split()
-    names = [b["name"] for b in rows]
+    names = list(reps)
     if sorted(names) != sorted(listed) or not any(n.startswith("GPU/") for n in names if n != faulty + "/manual_time"):
         fail("the run holds %s, the command lists %s" % (sorted(names), sorted(listed)))
     audit = json.load(open(stem + ".audit.json"))["audit"]
@@ -440,7 +484,7 @@ def case_sticky(exe, work):
 
 
 if __name__ == "__main__":
-    sb.main(__doc__, {"kill": case_kill, "min_time_1x": case_min_time_1x, "repetitions": case_repetitions,
+    sb.main(__doc__, {"kill": case_kill, "kill_processes": case_kill_processes, "min_time_1x": case_min_time_1x, "repetitions": case_repetitions,
                       "nothing": case_nothing, "write_errors": case_write_errors, "one_writer": case_one_writer,
                       "memory_first": case_memory_first, "exit_codes": case_exit_codes, "bad_files": case_bad_files,
                       "small_ones": case_small_ones, "sticky": case_sticky})

@@ -13,7 +13,10 @@ usage: bench_smoke.py CASE SOLVE_BENCH WORKDIR [SOLVE_BENCH_CHECKS]
                solve_bench_checks on the saved JSON gives the verdict the run gave
   aggregates   --benchmark_report_aggregates_only and --benchmark_display_aggregates_only keep
                the audit and the verdict, on the console and beside the JSON (issue 20)
-  console      the table, the progress lines and the help read right (issue 26 items 2 and 5)
+  console      the table, the progress lines and the help read right (issue 26 items 2 and 5;
+               issue 31 item 7)
+  rounds       rounds shuffled per round from the seed, --benchmark_repetitions as rounds,
+               compare.py on two runs, --processes into one log (issue 30)
   memory       (GPU) every GPU row built twice gives back all its device memory the second time
 """
 
@@ -21,6 +24,7 @@ import json
 import os
 import re
 import subprocess
+import sys
 
 import smoke_lib as sb
 from smoke_lib import (BLAS_VENDOR, CONTEXT_KEYS, OPS_NO_RHS, OPS_RHS, THRESHOLD, WIDTH, fail, load_rows_log,
@@ -37,7 +41,8 @@ def case_run(exe, work):
     if p.returncode != 0:
         fail("exit status %d" % p.returncode)
     doc = json.load(open(out))
-    names = {b["name"]: b for b in doc["benchmarks"]}
+    reps = sb.repetitions(doc)
+    names = {name: rounds[-1] for name, rounds in reps.items()}
     expected = []
     for prec in "ds":
         for op in OPS_RHS:
@@ -51,9 +56,17 @@ def case_run(exe, work):
         b = names[name]
         if b.get("error_occurred"):
             fail("%s: %s" % (name, b.get("error_message")))
-        for key in ("GFLOP/s", "resid", "n", "id", "samples", "noise_pct"):
+        for key in ("GFLOP/s", "resid", "n", "id", "samples", "noise_pct", "noise_within_pct", "round", "process",
+                    "rounds", "processes"):
             if key not in b:
                 fail("%s has no %s" % (name, key))
+        # The default: 5 rounds in one process, each a repetition, then the aggregates.
+        if [r["round"] for r in reps[name]] != list(range(5)) or {r["rounds"] for r in reps[name]} != {5} or \
+                [r["repetition_index"] for r in reps[name]] != list(range(5)) or b["processes"] != 1:
+            fail("%s: rounds %r, repetition_index %r" % (name, [r["round"] for r in reps[name]],
+                                                          [r["repetition_index"] for r in reps[name]]))
+        if sorted(sb.aggregates(doc).get(name, {})) != ["cv", "mean", "median", "stddev"]:
+            fail("%s: aggregates %r" % (name, sorted(sb.aggregates(doc).get(name, {}))))
         if not (0 <= b["resid"] < THRESHOLD):
             fail("%s: resid %r" % (name, b["resid"]))
         if not b["GFLOP/s"] > 0:
@@ -114,8 +127,12 @@ def case_run(exe, work):
     ctx, logged = load_rows_log(os.path.join(work, "run.rows.jsonl"))
     if ctx is None or "blas_config" not in ctx:
         fail("rows log has no context line")
-    if sorted(b["name"] for b in logged) != sorted(names):
-        fail("the rows log and the JSON hold different rows")
+    if sorted(sb.slots(logged)) != sorted((name, 0, r["round"]) for name in names for r in reps[name]):
+        fail("the rows log and the JSON hold different rows and rounds")
+    # Each round runs the rows in an order of its own.
+    orders = [[name for name, _, r in sb.slots(logged) if r == k] for k in range(5)]
+    if len({tuple(o) for o in orders}) < 2:
+        fail("every round ran the rows in the same order")
     if not all(b.get("samples_ms") and len(b["samples_ms"]) == min(256, b["samples"]) for b in logged):
         fail("rows log entries lack their samples_ms")
     print("ok: %d rows, all resid < 16" % len(expected))
@@ -272,21 +289,23 @@ def case_checks(exe, work):
     print("ok: audit and verdict at the end and beside the JSON; OPENBLAS_NUM_THREADS=1 named; verdicts agree")
 
 
-ROW_LINE = re.compile(r"^(?P<name>[A-Z][\w-]*/\S+)(?: (?P<agg>mean|median|stddev|cv))?\s+"
+ROW_LINE = re.compile(r"^(?P<name>[A-Z][\w-]*/\S+)\s+"
                       r"(?:(?P<time>[\d.]+ (?:ns|us|ms|s))\s+(?:±(?P<noise>\S+)%)?\s+(?P<calls>\d+)?\s+"
-                      r"(?P<rate>\S+)\s+(?P<resid>\S+)?(?:\s+(?P<notes>.*))?|(?P<cv>\S+)%|ERROR (?P<error>.*))$")
+                      r"(?P<rate>\S+)\s+(?P<resid>\S+)?(?:\s+(?P<notes>.*))?|ERROR (?P<error>.*))$")
 
 
 def table_lines(stdout):
-    """The console table's lines (up to the audit), each with its continuation lines."""
+    """The console table's lines after its header and rule (up to the audit), each with its
+    continuation lines; and the lines above the header."""
     table = stdout.split("\naudit: ")[0].splitlines()
+    head = next(i for i, l in enumerate(table) if l.startswith("row "))
     rows = []
-    for line in table:
+    for line in table[head:]:
         if line.startswith(" ") and rows:
             rows[-1][1].append(line)
         else:
             rows.append((line, []))
-    return rows
+    return rows, table[:head]
 
 
 def case_aggregates(exe, work):
@@ -319,73 +338,78 @@ def case_console(exe, work):
     print(p.stdout[-4000:], p.stderr[-1500:])
     if p.returncode != 0:
         fail("exit status %d" % p.returncode)
-    rows = table_lines(p.stdout)
-    # One header per table, the rate column named GFLOP/s.
+    rows, above = table_lines(p.stdout)
+    # What the times and the ± are, said once above the one header; the rate column named GFLOP/s.
+    said = " ".join(above)
+    if "a re-run lands within it 19 times in 20, from 2 rounds in one process" not in said or \
+            any(len(l) > WIDTH for l in above):
+        fail("the table does not say what its ± is: %r" % above)
     headers = [l for l, _ in rows if l.startswith("row ")]
-    if len(headers) != 1 or "GFLOP/s" not in headers[0] or " FLOP" in headers[0]:
-        fail("one header naming GFLOP/s, got %r" % headers)
+    if len(headers) != 1 or "GFLOP/s" not in headers[0] or " FLOP" in headers[0] or "±re-run" not in headers[0]:
+        fail("one header naming GFLOP/s and ±re-run, got %r" % headers)
     if rows[0][0] != headers[0] or not re.fullmatch(r"-{80,%d}" % WIDTH, rows[1][0]):
         fail("the table starts with its header and a rule: %r" % rows[:2])
     doc = json.load(open(out))
-    entries = [b for b in doc["benchmarks"]]
+    reps, aggs = sb.repetitions(doc), sb.aggregates(doc)
     parsed = []
     for line, more in rows[2:]:
         m = ROW_LINE.match(line)
         if not m:
             fail("a table line that is not a row: %r" % line)
-        name = m.group("name") + (" " + m.group("agg") if m.group("agg") else "")
         # About 100 characters: a long row name may take a line further, and the notes 20 more.
-        if len(line) - max(0, len(name) - 40) > WIDTH + 20 or any(len(c) > WIDTH for c in more):
+        if len(line) - max(0, len(m.group("name")) - 40) > WIDTH + 20 or any(len(c) > WIDTH for c in more):
             fail("a line too long (%d): %r %r" % (len(line), line, more))
         parsed.append((m, " ".join([line] + [c.strip() for c in more])))
-    if len(parsed) != len(entries):
-        fail("%d table rows, %d runs in the JSON" % (len(parsed), len(entries)))
-    means = {}
-    for (m, whole), e in zip(parsed, entries):
-        if m.group("name") + "/manual_time" != e["run_name"]:
-            fail("table row %r is not the JSON's %r" % (m.group("name"), e["run_name"]))
-        agg = e.get("aggregate_name")
-        if agg == "cv":
-            # cv in percent: stddev over mean, as the JSON's aggregates say
-            cv = float(m.group("cv"))
-            want = 100 * means[e["run_name"]][1] / means[e["run_name"]][0]
-            if not (abs(cv - want) <= 0.02 * want + 0.01) or abs(e["real_time"] * 100 - want) > 0.02 * want + 0.01:
-                fail("%s cv: table %r%%, JSON %r, stddev/mean %r%%" % (e["run_name"], cv, e["real_time"], want))
-            continue
-        if agg in ("mean", "stddev"):
-            means.setdefault(e["run_name"], [None, None])[0 if agg == "mean" else 1] = e["real_time"]
-        rate = float(m.group("rate"))
-        if abs(rate - e["GFLOP/s"]) > 0.006 * e["GFLOP/s"] + 1e-12:
-            fail("%s: the GFLOP/s column says %r, the JSON %r" % (e["run_name"], rate, e["GFLOP/s"]))
-        if agg is None:
-            resid = m.group("resid")
-            if not re.fullmatch(r"\d+(\.\d+)?(e-?\d+)?", resid or "") or \
-                    abs(float(resid) - e["resid"]) > 0.006 * e["resid"] + 1e-15:
-                fail("%s: resid %r, not the JSON's %r in plain notation" % (e["run_name"], resid, e["resid"]))
-            if int(m.group("calls")) != e["iterations"]:
-                fail("%s: calls %r, the JSON %r" % (e["run_name"], m.group("calls"), e["iterations"]))
-        if "worst_system" in e and agg is None:
+    # A line a row, in the order the rows were declared, each its rounds' summary.
+    if [m.group("name") + "/manual_time" for m, _ in parsed] != list(reps):
+        fail("table rows %r are not the JSON's rows %r" % ([m.group("name") for m, _ in parsed], list(reps)))
+    units = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}
+    for (m, whole), name in zip(parsed, reps):
+        rounds, median = reps[name], aggs[name]["median"]
+        t, unit = m.group("time").split()
+        if abs(float(t) * units[unit] - median["real_time"]) > 0.006 * median["real_time"]:
+            fail("%s: time %s, the JSON's median over the rounds %r ns" % (name, m.group("time"), median["real_time"]))
+        if abs(float(m.group("noise")) - rounds[0]["noise_pct"]) > 0.006 * rounds[0]["noise_pct"] + 0.01:
+            fail("%s: ±%s%%, the JSON's noise_pct %r" % (name, m.group("noise"), rounds[0]["noise_pct"]))
+        if int(m.group("calls")) != sum(r["iterations"] for r in rounds):
+            fail("%s: calls %r, the rounds' %r" % (name, m.group("calls"), [r["iterations"] for r in rounds]))
+        if abs(float(m.group("rate")) - median["GFLOP/s"]) > 0.006 * median["GFLOP/s"] + 1e-12:
+            fail("%s: the GFLOP/s column says %r, the JSON's median %r" % (name, m.group("rate"), median["GFLOP/s"]))
+        worst = max(r["resid"] for r in rounds)
+        resid = m.group("resid")
+        if not re.fullmatch(r"\d+(\.\d+)?(e-?\d+)?", resid or "") or abs(float(resid) - worst) > 0.006 * worst + 1e-15:
+            fail("%s: resid %r, not the rounds' worst %r in plain notation" % (name, resid, worst))
+        if "worst_system" in rounds[0]:
             w = re.search(r"worst system (\S+?)(,|$)", whole)
-            if not w or not re.fullmatch(r"\d+", w.group(1)) or int(w.group(1)) != e["worst_system"]:
-                fail("%s: worst system is an index: %r (JSON %r)" % (e["run_name"], whole, e["worst_system"]))
-    if not means:
-        fail("no aggregates in the table")
+            if not w or not re.fullmatch(r"\d+", w.group(1)):
+                fail("%s: worst system is an index: %r" % (name, whole))
+    # cv in the JSON: stddev over mean, a fraction, as Google Benchmark writes it.
+    for name, a in aggs.items():
+        if abs(a["cv"]["real_time"] - a["stddev"]["real_time"] / a["mean"]["real_time"]) > 1e-9:
+            fail("%s: cv %r is not stddev/mean" % (name, a["cv"]["real_time"]))
     # The audit and the verdict in lines of at most 100 characters.
     tail = "audit: " + p.stdout.split("\naudit: ", 1)[1]
     long_lines = [l for l in tail.splitlines() if len(l) > WIDTH]
     if long_lines:
         fail("audit/verdict lines over %d characters: %s" % (WIDTH, long_lines))
-    # Progress on stderr: [k/N] for each row, with an ETA.
-    progress = [re.match(r"\[(\d+)/(\d+)\] \d+:\d\d(?: elapsed,)? eta \S+", l, re.I) for l in p.stderr.splitlines()]
-    progress = [(int(m.group(1)), int(m.group(2))) for m in progress if m]
-    distinct = len({e["run_name"] for e in entries})
-    if [k for k, _ in progress] != list(range(1, distinct + 1)) or {n for _, n in progress} != {distinct}:
-        fail("progress lines [k/%d] with an ETA on stderr, got %r" % (distinct, progress))
-    if any(re.match(r"\[\d+/\d+\]", l) for l in p.stdout.splitlines()):
+    # Progress on stderr (not a terminal: a line per row-round), [k/N] over the rounds, an ETA.
+    progress = [re.match(r"Pass: \[(\d+)/(\d+)\] (\S+), round (\d)/2: \S+ \S+.*, \d+:\d\d elapsed, ETA \d+:\d\d$", l)
+                for l in p.stderr.splitlines() if l.startswith("Pass:")]
+    if not all(progress) or [int(m.group(1)) for m in progress] != list(range(1, 2 * len(reps) + 1)) or \
+            {int(m.group(2)) for m in progress} != {2 * len(reps)}:
+        fail("progress lines Pass: [k/%d] with an ETA on stderr, got %r" % (2 * len(reps), p.stderr[-3000:]))
+    if any(re.match(r"(Run|Pass):", l) for l in p.stdout.splitlines()):
         fail("progress belongs on stderr")
+    # --progress=off: no progress, but an error is still said as it happens.
+    q = run(exe, ["--sizes=40", "--kind=singular", "--precisions=d", "--benchmark_min_time=5x", "--progress=off",
+                  "--benchmark_filter=^CPU/d(gesv|gemm)/n:40(/nrhs:1)?/manual_time$"])
+    if q.returncode != 1 or re.search(r"^(Run|Pass):", q.stderr, re.M) or \
+            not re.search(r"^Fail: \[\d+/\d+\] CPU/dgesv/n:40/nrhs:1, round 1/5: .*singular", q.stderr, re.M):
+        fail("--progress=off: no Run/Pass lines, the failure said (exit %d):\n%s" % (q.returncode, q.stderr))
 
     # A usage error: one line, a pointer to --help (no usage text after it).
     usage_error(run(exe, ["--sizes=0"]), "--sizes: 0 must be at least 1")
+    usage_error(run(exe, ["--progress=maybe"]), "--progress: 'maybe' is not one of auto, lines, off")
     h = run(exe, ["--help"])
     if "--benchmark_list_tests" not in h.stdout or not re.search(r"--benchmark_filter=-\S+", h.stdout):
         fail("--help lists --benchmark_list_tests and a negative filter example:\n" + h.stdout)
@@ -396,12 +420,73 @@ def case_console(exe, work):
                   "--benchmark_filter=^CPU/d(gesv|getrf)/n:40(/nrhs:1)?/manual_time$"])
     if s.returncode != 1 or "\naudit: nothing to check" not in s.stdout or re.search(r"clean.*on 0 rows", s.stdout):
         fail("every row failed: expected 'audit: nothing to check', exit 1 (got %d):\n%s" % (s.returncode, s.stdout))
-    for line, more in table_lines(s.stdout)[2:]:
+    for line, more in table_lines(s.stdout)[0][2:]:
         name = line.split()[0]
         if "ERROR" not in line or len(line) - max(0, len(name) - 40) > WIDTH or any(len(c) > WIDTH for c in more):
             fail("an error row over %d characters: %r %r" % (WIDTH, line, more))
-    print("ok: one header, GFLOP/s, plain resid, integer indices, cv in percent, ~100-column lines, "
-          "[k/N] progress with ETA, one-line usage errors, --help, 'nothing to check'")
+    print("ok: what ± means above one header, a line a row (median, ±, calls, rate, worst resid of its rounds), "
+          "cv in the JSON, ~100-column lines, Pass: [k/N] progress with ETA, --progress=off keeps errors, "
+          "one-line usage errors, --help, 'nothing to check'")
+
+
+def case_rounds(exe, work):
+    """Issue 30: rounds shuffled per round, reproducibly; --benchmark_repetitions is --rounds;
+    --processes runs them in K processes into one log; compare.py reads the result."""
+    filt = "--benchmark_filter=^CPU/d(gesv|getrf|getrs|potrf|potrs|gemm)/n:(24|40)(/nrhs:1)?/manual_time$"
+    base = ["--sizes=24,40", "--precisions=d", "--benchmark_min_time=3x", filt]
+
+    def ran(name, *extra):
+        stem = os.path.join(work, name)
+        p = run(exe, base + ["--benchmark_out=" + stem + ".json"] + list(extra))
+        if p.returncode != 0:
+            fail("%s: exit %d\n%s" % (" ".join(extra), p.returncode, p.stderr[-2000:]))
+        _, logged = load_rows_log(stem + ".rows.jsonl")
+        return p, json.load(open(stem + ".json")), logged
+
+    p, doc, logged = ran("three", "--rounds=3")
+    reps = sb.repetitions(doc)
+    if len(reps) != 12 or any([r["round"] for r in v] != [0, 1, 2] for v in reps.values()):
+        fail("--rounds=3: 12 rows of rounds 0, 1, 2: %r" % {k: len(v) for k, v in reps.items()})
+    order = [[n for n, _, r in sb.slots(logged) if r == k] for k in range(3)]
+    if len({tuple(o) for o in order}) != 3:
+        fail("each round has an order of its own: %r" % order)
+    _, again, logged_again = ran("again", "--benchmark_repetitions=3")  # the same setting, the same seed
+    if [[n for n, _, r in sb.slots(logged_again) if r == k] for k in range(3)] != order or \
+            len(sb.repetitions(again)) != 12:
+        fail("the same seed gives the same orders, and --benchmark_repetitions=3 three rounds")
+    _, _, other = ran("seeded", "--rounds=3", "--seed=5")
+    if [[n for n, _, r in sb.slots(other) if r == k] for k in range(3)] == order:
+        fail("another seed, the same orders")
+    usage_error(run(exe, base + ["--rounds=2", "--benchmark_repetitions=3"]), "disagree")
+    usage_error(run(exe, base + ["--rounds=0"]), "--rounds: 0 must be at least 1")
+    # Google Benchmark's compare.py on two such runs: its U test runs on the rounds.
+    compare = "/usr/share/benchmark/compare.py"
+    python = next((py for py in (sys.executable, "/usr/bin/python3") if os.path.exists(py) and subprocess.run(
+        [py, "-c", "import scipy"], capture_output=True).returncode == 0), None)
+    if os.path.exists(compare) and python:
+        c = subprocess.run([python, compare, "benchmarks", os.path.join(work, "three.json"),
+                            os.path.join(work, "again.json")], capture_output=True, text=True, timeout=120)
+        if c.returncode != 0 or "U Test, Repetitions: 3 vs 3" not in c.stdout or "_median" not in c.stdout:
+            fail("compare.py on two runs of rounds: exit %d\n%s%s" % (c.returncode, c.stdout[-2000:], c.stderr))
+    else:
+        print("compare.py or scipy missing: its part skipped")
+    # Two processes of two rounds: one log, the last process judges and writes.
+    p, doc, logged = ran("procs", "--rounds=2", "--processes=2")
+    reps = sb.repetitions(doc)
+    want = sorted((n, proc, r) for n in reps for proc in (0, 1) for r in (0, 1))
+    if sorted(sb.slots(logged)) != want or sb.context_lines(os.path.join(work, "procs.rows.jsonl")) != 2:
+        fail("--processes=2 --rounds=2: each row's 4 rounds once, two context lines: %r" % sb.slots(logged))
+    if any({b["rounds"] for b in v} != {4} or {b["processes"] for b in v} != {2} or
+           sorted(b["process"] for b in v) != [0, 0, 1, 1] for v in reps.values()):
+        fail("the JSON's rows: 4 rounds from 2 processes each")
+    if "process 1 of 2 done; process 2 starts" not in p.stderr or p.stdout.count("\naudit: ") != 1 or \
+            p.stdout.count("\nrow ") != 1 or "from 2 processes of 2 rounds each" not in p.stdout.replace("\n", " "):
+        fail("one table saying its ± is from 2 processes, one audit, after the second process:\n" + p.stdout[-2000:])
+    listed = run(exe, base + ["--processes=3", "--benchmark_list_tests=true"])
+    if listed.returncode != 0 or sorted(listed.stdout.split()) != sorted(reps):
+        fail("--benchmark_list_tests with --processes lists each row once")
+    print("ok: rounds shuffled per round (reproducibly from the seed), --benchmark_repetitions = --rounds, "
+          "compare.py's U test on the rounds, --processes=2 into one log with one audit")
 
 
 def case_memory(exe, work):
@@ -417,4 +502,5 @@ def case_memory(exe, work):
 
 if __name__ == "__main__":
     sb.main(__doc__, {"run": case_run, "singular": case_singular, "usage": case_usage, "badinput": case_badinput,
-                      "checks": case_checks, "aggregates": case_aggregates, "console": case_console, "memory": case_memory})
+                      "checks": case_checks, "aggregates": case_aggregates, "console": case_console, "rounds": case_rounds,
+                      "memory": case_memory})

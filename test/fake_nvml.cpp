@@ -3,7 +3,8 @@
 // to an NVSwitch and no SM clock, energy counter, capped time or clock samples. It exports the
 // clock-event reasons only under their pre-12.2 name, so the reader's fallback to it is what
 // these tests exercise. A test plants capped time and SM clock samples on the first GPU through
-// fake_nvml_plant_capped and fake_nvml_plant_clock_sample.
+// fake_nvml_plant_capped and fake_nvml_plant_clock_sample, and sets its SM clock through
+// fake_nvml_set_sm_clock (its application clock stays 1980 MHz, an H200's).
 #include <unistd.h>
 
 #include <cstdio>
@@ -26,6 +27,10 @@ bool first(const fake_device* d) { return d == &devices[0]; }
 unsigned long long capped_ns[12] = {5000000000ull,  7000000,     0, 0, 9000000000ull, 0, 0, 0, 0, 0,
                                     14007000000ull, 300000000ull};
 bool policy_exists(int p) { return (p >= 0 && p <= 5) || p == 10 || p == 11; }
+// The counters' reference time (us): when they last moved. Each planted stretch of capped time
+// moves it on by as much, as a driver that updates them at the end of each stretch would.
+unsigned long long capped_reference_us = 1000;
+unsigned sm_clock_mhz = 1980;
 
 struct clock_sample {
   unsigned long long time_us;
@@ -67,7 +72,10 @@ void fake_nvml_plant_capped(int policy, unsigned long long ns) {
   if (!policy_exists(policy)) return;
   capped_ns[policy] += ns;
   if (policy <= 5) capped_ns[10] += ns;
+  capped_reference_us += ns / 1000;
 }
+// The first GPU's SM clock from now on.
+void fake_nvml_set_sm_clock(unsigned mhz) { sm_clock_mhz = mhz; }
 // The driver of the first GPU took one more SM clock sample, 1 us after the one before.
 void fake_nvml_plant_clock_sample(unsigned mhz) { clock_samples.push_back({clock_samples.back().time_us + 1, mhz}); }
 
@@ -104,6 +112,12 @@ int nvmlDeviceGetHandleByPciBusId_v2(const char* bus_id, fake_device** out) {
 int nvmlDeviceGetClockInfo(fake_device* d, int type, unsigned* mhz) {
   if (type != 1) return 2;  // only NVML_CLOCK_SM is ever asked for
   if (!first(d)) return 3;
+  *mhz = sm_clock_mhz;
+  return 0;
+}
+int nvmlDeviceGetApplicationsClock(fake_device* d, int type, unsigned* mhz) {
+  if (type != 1) return 2;
+  if (!first(d)) return 3;
   *mhz = 1980;
   return 0;
 }
@@ -134,7 +148,7 @@ int nvmlDeviceGetTotalEnergyConsumption(fake_device* d, unsigned long long* mj) 
 int nvmlDeviceGetViolationStatus(fake_device* d, int policy, violation_time* t) {
   if (!first(d)) return 3;
   if (!policy_exists(policy)) return 2;
-  *t = {clock_samples.back().time_us, capped_ns[policy]};
+  *t = {capped_reference_us, capped_ns[policy]};
   return 0;
 }
 int nvmlDeviceGetSamples(fake_device* d, int type, unsigned long long last_seen_us, int* value_type, unsigned* count,

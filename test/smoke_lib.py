@@ -40,8 +40,9 @@ def run(exe, args, env=None, timeout=300, **kw):
 
 
 def load_rows_log(path, killed=False):
-    """The context (line 1) and the run objects (every other line) of a rows log. killed: the
-    writer was SIGKILLed, so its last line may be torn (no newline yet); it is left out."""
+    """The first context and the run objects (every other line) of a rows log. Each process of a run
+    writes its own context line before its rounds (line 1 is one). killed: the writer was
+    SIGKILLed, so its last line may be torn (no newline yet); it is left out."""
     context, rows = None, []
     text = open(path).read()
     lines = text.split("\n")
@@ -49,15 +50,43 @@ def load_rows_log(path, killed=False):
         fail("%s does not end with a newline" % path)
     for i, line in enumerate(lines[:-1]):
         doc = json.loads(line)
-        if i == 0:
-            if "context" not in doc or "name" in doc:
-                fail("%s: line 1 is not the context: %.200s" % (path, line))
-            context = doc["context"]
+        if "context" in doc and "name" not in doc:
+            context = context if context is not None else doc["context"]
+        elif i == 0:
+            fail("%s: line 1 is not the context: %.200s" % (path, line))
         elif "name" not in doc or "benchmarks" in doc:
             fail("%s:%d is not one run object: %.200s" % (path, i + 1, line))
         else:
             rows.append(doc)
     return context, rows
+
+
+def context_lines(path):
+    """How many context lines a rows log holds: one per process that ran a round."""
+    return sum(1 for line in open(path) if line.startswith('{"context"'))
+
+
+def repetitions(doc):
+    """{row name: its repetitions (rounds), in order} of a Google Benchmark document."""
+    out = {}
+    for b in doc["benchmarks"]:
+        if b.get("run_type", "iteration") == "iteration":
+            out.setdefault(b["name"], []).append(b)
+    return out
+
+
+def aggregates(doc):
+    """{row name: {aggregate name: entry}}."""
+    out = {}
+    for b in doc["benchmarks"]:
+        if b.get("run_type") == "aggregate":
+            out.setdefault(b["run_name"], {})[b["aggregate_name"]] = b
+    return out
+
+
+def slots(logged):
+    """(name, process, round) of each run object of a rows log, in order."""
+    return [(b["name"], b.get("process", 0), b.get("round", 0)) for b in logged]
 
 
 def file_state(path):

@@ -1,6 +1,6 @@
 // The audit's rules that hold a run against the machine (threads, kernels, clocks, a loaded
-// host, the device's theoretical peak) and the GPU's measured state, on made-up runs; and the
-// environment facts they read.
+// host, the device's theoretical peak), on made-up runs; and the environment facts they read.
+// (The GPU's measured state: test_audit_gpu.cpp.)
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -198,41 +198,6 @@ TEST(AuditCpuLoaded, NamesARowWhoseTasksWaitedForACpu) {
   EXPECT_NE(findings_of(report, "cpu_loaded").at(0).message.find("a task waited for a CPU up to 58.0%"),
             std::string::npos)
       << console(report);
-}
-
-// ----------------------------------------------------------------------------- gpu state
-
-TEST(AuditGpuThrottled, CappedTimeMeasuredNotGuessedFromBits) {
-  auto run = clean_run();
-  auto& getrf = find_row(run, "GPU/dgetrf/n:16384");
-  getrf.counters["capped_power_ms"] = {60, 60, 60};  // 20% of a 300 ms loop, clock held
-  auto& gemm = find_row(run, "GPU/dgemm/n:16384");
-  gemm.counters["capped_thermal_ms"] = {90, 90, 90};
-  auto& gesv = find_row(run, "GPU/dgesv/n:16384/nrhs:1");
-  gesv.counters["sm_clock_end_MHz"] = {1700, 1710, 1705};
-  const auto report = bench::run_audit(run);
-  EXPECT_TRUE(names(report, "gpu_throttled", "GPU/dgetrf/n:16384", "note")) << console(report);
-  EXPECT_TRUE(names(report, "gpu_throttled", "GPU/dgemm/n:16384", "warning")) << console(report);
-  EXPECT_TRUE(names(report, "gpu_throttled", "GPU/dgesv/n:16384/nrhs:1", "warning")) << console(report);
-  // One finding per kind, however many rows it covers.
-  EXPECT_EQ(findings_of(report, "gpu_throttled").size(), 3U) << console(report);
-}
-
-// The sweep's false alarm: the SwPowerCap bit set and the clock unchanged is no throttling.
-TEST(AuditGpuThrottled, SilentAtFullClockWithNoCappedTime) {
-  expect_silent_on_clean_run("gpu_throttled");
-  auto run = clean_run();
-  for (auto& r : run.rows)
-    if (r.id.device == "gpu") r.counters["throttle_end"] = {0x4, 0x4, 0x4};
-  EXPECT_TRUE(findings_of(bench::run_audit(run), "gpu_throttled").empty());
-}
-
-TEST(AuditGpuShared, NamesRowsThatSharedTheDevice) {
-  auto run = clean_run();
-  find_row(run, "GPU/dgetrs/n:16384/nrhs:1").counters["other_processes"] = {0, 2, 1};
-  const auto report = bench::run_audit(run);
-  ASSERT_TRUE(names(report, "gpu_shared", "GPU/dgetrs/n:16384/nrhs:1", "warning")) << console(report);
-  expect_silent_on_clean_run("gpu_shared");
 }
 
 // ----------------------------------------------------------------------------- environment facts

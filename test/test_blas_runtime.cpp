@@ -1,9 +1,11 @@
 // The run context's account of the CPU library (blas_runtime.cpp): the vendor this build was
-// configured for, its version as the library states it, LAPACK's version and home, and a
-// thread count that can be set.
+// configured for, its version as the library states it, LAPACK's version and home (the file,
+// links resolved), its threading variant, and a thread count that can be set.
 #include <gtest/gtest.h>
 
 #include <cctype>
+#include <cstdlib>
+#include <filesystem>
 #include <string>
 
 #include "solvebench/lapack.hpp"
@@ -86,4 +88,35 @@ TEST(BlasRuntime, ThreadsCanBeSet) {
   EXPECT_EQ(lapack::blas_runtime_info().blas_threads, 2);
   lapack::set_blas_threads(before);
   EXPECT_EQ(lapack::blas_threads(), before);
+}
+
+// With another variant put first (test/CMakeLists.txt: Debian's openblas-serial through
+// LD_LIBRARY_PATH, as tools/track confirm switches it), the context names it and its file.
+TEST(BlasRuntime, VariantAndFileAreTheOnesLoaded) {
+  const auto info = lapack::blas_runtime_info();
+  namespace fs = std::filesystem;
+  for (const auto& path : {info.blas_library, info.lapack_library}) {
+    if (path.find("(linked statically)") != std::string::npos) continue;
+    EXPECT_TRUE(fs::exists(path)) << path;
+    EXPECT_FALSE(fs::is_symlink(path)) << path << ": a link, not the file it leads to";
+  }
+  if (info.vendor == "OpenBLAS") {
+    EXPECT_TRUE(info.blas_variant == "openblas-serial" || info.blas_variant == "openblas-pthread" ||
+                info.blas_variant == "openblas-openmp")
+        << "'" << info.blas_variant << "'";
+    const bool single = info.blas_config.find("SINGLE_THREADED") != std::string::npos;
+    EXPECT_EQ(single, info.blas_variant == "openblas-serial") << info.blas_config;
+  }
+  const char* expected = std::getenv("SB_EXPECT_BLAS_VARIANT");
+  if (expected == nullptr) return;
+  const char* dir = std::getenv("SB_EXPECT_BLAS_DIR");
+  if (dir != nullptr && !fs::exists(dir))
+    GTEST_SKIP() << dir << " is not installed (Debian: apt install libopenblas0-serial)";
+  EXPECT_EQ(info.blas_variant, expected) << info.blas_config;
+  if (dir != nullptr) {
+    EXPECT_EQ(fs::path(info.blas_library).parent_path(), fs::canonical(dir)) << info.blas_library;
+  }
+  if (info.blas_variant == "openblas-serial") {
+    EXPECT_EQ(info.blas_threads, 1);
+  }
 }

@@ -10,6 +10,7 @@
 #include "gpu_test.hpp"
 #include "solvebench/cuda_errors.hpp"
 #include "solvebench/cuda_owners.hpp"
+#include "solvebench/device_hold.hpp"
 #include "solvebench/errors.hpp"
 
 namespace cuda = solvebench::cuda;
@@ -143,4 +144,32 @@ TEST_F(CudaOwners, DeviceFactsNameTheGpu) {
   EXPECT_GT(std::stod(f.at("gpu_peak_fp64_GFLOPs")), 0) << basis;
   EXPECT_GE(std::stod(f.at("gpu_peak_fp32_GFLOPs")), std::stod(f.at("gpu_peak_fp64_GFLOPs"))) << basis;
   EXPECT_NE(basis.find(f.at("gpu_sm_count") + " SMs x "), std::string::npos) << basis;
+}
+
+TEST(CudaHold, HoldValuesAreWholeMicroseconds) {
+  EXPECT_EQ(cuda::parse_hold_microseconds(nullptr), cuda::default_hold_microseconds);
+  EXPECT_EQ(cuda::parse_hold_microseconds(""), cuda::default_hold_microseconds);
+  EXPECT_EQ(cuda::parse_hold_microseconds("0"), 0u);
+  EXPECT_EQ(cuda::parse_hold_microseconds("40"), 40u);
+  EXPECT_EQ(cuda::parse_hold_microseconds("10000"), 10000u);
+  for (const char* bad : {"-5", "4.5", "40us", "10001", " 4", "x"})
+    EXPECT_THROW(cuda::parse_hold_microseconds(bad), solvebench::invalid_argument) << bad;
+}
+
+class CudaHoldGpu : public GpuTest {};
+
+// The hold keeps the stream busy for its time and no longer: work queued behind it starts when it ends.
+TEST_F(CudaHoldGpu, HoldsTheStreamForItsTime) {
+  cuda::stream s;
+  const cuda::event_timer none, held;
+  none.start(s.get());
+  cuda::hold_stream(s.get(), 0);
+  none.stop(s.get());
+  held.start(s.get());
+  cuda::hold_stream(s.get(), 2000);
+  held.stop(s.get());
+  EXPECT_LT(none.elapsed_seconds(), 100e-6);
+  const double t = held.elapsed_seconds();
+  EXPECT_GE(t, 2000e-6);
+  EXPECT_LT(t, 2000e-6 * 1.5 + 200e-6);
 }

@@ -170,6 +170,65 @@ TEST(LoadText, ARowsLogReadsAsItsRows) {
   EXPECT_EQ(run.rows[1].error, "too big");
 }
 
+// ------------------------------------------------------------------ pooling
+
+// A run's context with one key set (the others as on every run of the same machine).
+std::string pooled_doc(const std::string& key, const std::string& value,
+                       const std::string& name = "CPU/dgesv/n:4/nrhs:1") {
+  nlohmann::ordered_json context = {
+      {"solve_bench_version", "0.1.0"}, {"host_name", "h"},         {"cpu_model", "EPYC"},
+      {"blas_vendor", "OpenBLAS"},      {"blas_version", "0.3.26"}, {"gpu_name", "NVIDIA H200"},
+      {"cusolver_version", "12.0.4"}};
+  context[key] = value;
+  return R"({"context": )" + context.dump() + R"(, "benchmarks": [)" + row_line(name) + "]}";
+}
+
+// Each key that says which stack ran the rows: two files that differ in it are not repetitions
+// of the same rows, and the refusal names the key, both values and both files.
+TEST(Pooling, FilesFromAnotherStackAreRefusedNamingTheDifference) {
+  const std::vector<std::pair<std::string, std::pair<std::string, std::string>>> keys = {
+      {"host_name", {"h", "other"}},
+      {"cpu_model", {"EPYC", "Xeon"}},
+      {"blas_vendor", {"OpenBLAS", "BLIS"}},
+      {"blas_version", {"0.3.26", "0.3.21"}},
+      {"gpu_name", {"NVIDIA H200", "NVIDIA A100"}},
+      {"cusolver_version", {"12.0.4", "11.5.0"}}};
+  for (const auto& [key, values] : keys) {
+    sb::run_summary run;
+    sb::load_text(run, "A.json", pooled_doc(key, values.first));
+    try {
+      sb::load_text(run, "B.json", pooled_doc(key, values.second));
+      ADD_FAILURE() << key << ": B.json was pooled with A.json";
+    } catch (const sb::load_error& e) {
+      const std::string m = e.what();
+      EXPECT_EQ(m.rfind("B.json: cannot pool it with A.json: " + key + " is '" + values.second + "' here and '" +
+                            values.first + "' there",
+                        0),
+                0U)
+          << m;
+    }
+  }
+}
+
+TEST(Pooling, TheSameStackPoolsAndAMissingKeyIsNoDifference) {
+  sb::run_summary run;
+  sb::load_text(run, "A.json", pooled_doc("host_name", "h"));
+  sb::load_text(run, "B.json", pooled_doc("host_name", "h"));
+  sb::load_text(run, "C.json", document(row_line("CPU/dgesv/n:4/nrhs:1")));  // older results: no such keys
+  ASSERT_EQ(run.rows.size(), 1U);
+  EXPECT_EQ(run.rows[0].times_ms.size(), 3U);
+  EXPECT_EQ(run.context_source, "A.json");
+}
+
+// A rows log whose later context line (a resumed run) came from another machine: its line is named.
+TEST(Pooling, AResumedLogFromAnotherMachineIsRefusedAtItsLine) {
+  const std::string other = R"({"context": {"solve_bench_version": "0.1.0", "host_name": "elsewhere"}})";
+  EXPECT_REJECTED(
+      "r.rows.jsonl",
+      ctx_line + "\n" + row_line("CPU/dgesv/n:4/nrhs:1") + "\n" + other + "\n" + row_line("CPU/dgesv/n:4/nrhs:1"),
+      "r.rows.jsonl:3: cannot pool it with r.rows.jsonl:1: host_name is 'elsewhere' here and 'h' there", "");
+}
+
 // ------------------------------------------------------------------ what the fuzzers found
 
 // A number beyond a double made nlohmann-json throw out_of_range, not parse_error: it escaped

@@ -8,11 +8,10 @@
 #include <cmath>
 #include <iostream>
 #include <map>
-#include <random>
 #include <thread>
 #include <vector>
 
-#include "gpu_test.hpp"
+#include "nvml_gpu_fixture.hpp"
 #include "solvebench/cusolver.hpp"
 #include "solvebench/errors.hpp"
 #include "solvebench/nvml.hpp"
@@ -20,7 +19,6 @@
 
 namespace sb = solvebench;
 namespace nvml = solvebench::nvml;
-namespace cuda = solvebench::cuda;
 
 namespace {
 std::map<std::string, double> as_map(const std::vector<std::pair<std::string, double>>& counters) {
@@ -129,6 +127,11 @@ class FakeNvml : public ::testing::Test {
     ASSERT_TRUE(plant);
     plant(static_cast<int>(policy), static_cast<unsigned long long>(ms * 1e6));
   }
+  static void set_sm_clock(unsigned mhz) {
+    auto* set = fake<void(unsigned)>("fake_nvml_set_sm_clock");
+    ASSERT_TRUE(set);
+    set(mhz);
+  }
   static void plant_clock_sample(unsigned mhz) {
     auto* plant = fake<void(unsigned)>("fake_nvml_plant_clock_sample");
     ASSERT_TRUE(plant);
@@ -167,6 +170,8 @@ TEST_F(FakeNvml, SampleReadsEveryCounter) {
   const nvml::gpu_sample first = s.sample(*d);
   EXPECT_TRUE(first.missing.empty()) << first.missing.front();
   EXPECT_EQ(first.sm_clock_mhz, 1980u);
+  EXPECT_EQ(first.sm_app_clock_mhz, 1980u);
+  EXPECT_TRUE(first.capped_reference_us);
   EXPECT_EQ(first.clocks_event_reasons, nvml::clocks_event::sw_power_cap);  // through the pre-12.2 name
   EXPECT_EQ(first.other_processes, 2u);  // three on the device, one of them this test
   for (const auto& t : first.capped_ns) EXPECT_TRUE(t);
@@ -190,6 +195,7 @@ TEST_F(FakeNvml, MissingCountersSayWhy) {
   for (const auto& t : sample.capped_ns) EXPECT_FALSE(t);
   EXPECT_EQ(sample.missing,
             (std::vector<std::string>{"SM clock not readable: Not Supported (3)",
+                                      "SM application clock not readable: Not Supported (3)",
                                       "total energy counter not supported on this GPU: Not Supported (3)",
                                       "capped time not readable: Not Supported (3)"}));
   std::string why;
@@ -249,8 +255,9 @@ TEST_F(FakeNvml, RowMonitorCounters) {
   EXPECT_EQ(p.count("capped_power_ms"), 0u);
   EXPECT_EQ(p.count("sm_clock_mean_MHz"), 0u);
   EXPECT_EQ(partial->unavailable_reason(),
-            "SM clock not readable: Not Supported (3); total energy counter not supported on this GPU: Not Supported "
-            "(3); capped time not readable: Not Supported (3); SM clock samples not readable: Not Supported (3)");
+            "SM clock not readable: Not Supported (3); SM application clock not readable: Not Supported (3); total "
+            "energy counter not supported on this GPU: Not Supported (3); capped time not readable: Not Supported (3); "
+            "SM clock samples not readable: Not Supported (3)");
 }
 
 TEST_F(FakeNvml, RowMonitorCountsTheTimeCappedDuringTheLoop) {
@@ -278,6 +285,32 @@ TEST_F(FakeNvml, RowMonitorCountsTheTimeCappedDuringTheLoop) {
   EXPECT_EQ(c.at("sm_clock_start_MHz"), 1980);
 }
 
+// The H200's GPU/dposv/n:130000: 1575 MHz from start to end, power-capped throughout. The
+// application clock (1980) is what says it ran slow; the counters' window is their own.
+TEST_F(FakeNvml, RowMonitorReportsTheApplicationClockAndTheCountersWindow) {
+  auto monitor = nvml::make_gpu_row_monitor(nvml::session(SB_FAKE_NVML), "0000:0a:00.0");
+  set_sm_clock(1575);
+  monitor->begin();
+  plant_capped(nvml::perf_policy::power, 40);  // the counters moved once, 40 ms after their last move
+  monitor->end();
+  set_sm_clock(1980);
+  const auto c = as_map(monitor->counters(1e10, 1));
+  EXPECT_EQ(c.at("sm_clock_start_MHz"), 1575);
+  EXPECT_EQ(c.at("sm_clock_end_MHz"), 1575);
+  EXPECT_EQ(c.at("sm_clock_app_MHz"), 1980);
+  EXPECT_DOUBLE_EQ(c.at("capped_power_ms"), 40);
+  EXPECT_DOUBLE_EQ(c.at("capped_window_ms"), 40);
+  EXPECT_LT(c.at("loop_ms"), 40);  // no sleep: the monitor's own window was shorter than the counters'
+
+  // A GPU without application clocks or capped time reports neither.
+  auto partial = nvml::make_gpu_row_monitor(nvml::session(SB_FAKE_NVML), "0000:0b:00.0");
+  partial->begin();
+  partial->end();
+  const auto p = as_map(partial->counters(1e10, 1));
+  EXPECT_EQ(p.count("sm_clock_app_MHz"), 0u);
+  EXPECT_EQ(p.count("capped_window_ms"), 0u);
+}
+
 TEST_F(FakeNvml, RowMonitorWithNothingCappedCountsZero) {
   auto monitor = nvml::make_gpu_row_monitor(nvml::session(SB_FAKE_NVML), "0000:0a:00.0");
   plant_capped(nvml::perf_policy::power, 40);  // before the loop
@@ -291,55 +324,6 @@ TEST_F(FakeNvml, RowMonitorWithNothingCappedCountsZero) {
 }
 
 // ---- a real GPU -----------------------------------------------------------------------------
-
-class NvmlOnGpu : public GpuTest {
- protected:
-  void SetUp() override {
-    GpuTest::SetUp();
-    if (IsSkipped()) return;
-    session_ = std::make_unique<nvml::session>();
-    ASSERT_TRUE(session_->available()) << session_->unavailable_reason();
-    std::string why;
-    device_ = session_->device_for_cuda(0, &why);
-    ASSERT_TRUE(device_) << why;
-  }
-  std::unique_ptr<nvml::session> session_;
-  std::optional<nvml::device> device_;
-};
-
-// n x n dgemm on device-resident random matrices (zeros would draw less power than real data).
-class gemm_work {
- public:
-  static constexpr std::int64_t n = 4096;
-  gemm_work() : a_(n * n), b_(n * n), c_(n * n) {
-    std::vector<double> host(static_cast<std::size_t>(n * n));
-    std::mt19937_64 rng(42);
-    std::uniform_real_distribution<double> u(-1, 1);
-    for (auto& v : host) v = u(rng);
-    SB_CUDA_CHECK(cudaMemcpy(a_.data(), host.data(), a_.size_bytes(), cudaMemcpyHostToDevice));
-    SB_CUDA_CHECK(cudaMemcpy(b_.data(), host.data(), b_.size_bytes(), cudaMemcpyHostToDevice));
-  }
-  void run(long long times) {
-    for (long long i = 0; i < times; ++i) cuda::gemm<double>(ctx_, n, a_.data(), b_.data(), c_.data());
-    ctx_.synchronize();
-  }
-  // Iterations that keep the GPU busy for about `seconds` (after a warm-up that lets the clocks
-  // and the power draw settle).
-  long long iterations_for(double seconds) {
-    run(20);
-    const auto t0 = std::chrono::steady_clock::now();
-    run(20);
-    const double per = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / 20;
-    long long warm = static_cast<long long>(0.5 / per) + 1;
-    run(warm);
-    return static_cast<long long>(std::ceil(seconds / per));
-  }
-  static double flops() { return 2.0 * static_cast<double>(n) * n * n; }
-
- private:
-  cuda::context ctx_;
-  cuda::device_buffer<double> a_, b_, c_;
-};
 
 TEST_F(NvmlOnGpu, SampleReadsClockAndEnergy) {
   const nvml::gpu_sample s = session_->sample(*device_);

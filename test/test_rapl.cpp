@@ -162,6 +162,17 @@ TEST(Rapl, NoZonesGiveTheReason) {
   EXPECT_FALSE(rapl::energy_meter(only_psys.root()).readable());
 }
 
+// The run's context says which zones it counts, or why it counts none (the verdict quotes it).
+TEST(Rapl, EnergyFactsNameTheZonesOrTheReason) {
+  fake_powercap tree;
+  tree.two_socket_server();
+  using facts = std::vector<std::pair<std::string, std::string>>;
+  EXPECT_EQ(rapl::energy_facts(tree.root()), (facts{{"cpu_energy", "RAPL: package-0, dram, package-1, dram"}}));
+  fake_powercap empty;
+  EXPECT_EQ(rapl::energy_facts(empty.root()),
+            (facts{{"cpu_energy", "RAPL not readable: " + empty.root() + " has no intel-rapl zones"}}));
+}
+
 TEST(Rapl, UnreadableCounterGivesTheReason) {
   fake_powercap tree;
   tree.zone("intel-rapl:0", "package-0", 10);

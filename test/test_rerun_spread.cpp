@@ -100,3 +100,54 @@ TEST(RerunSpread, PooledFilesAreProcessesOfTheirOwn) {
   EXPECT_EQ(s->processes, 3);
   EXPECT_EQ(s->rounds, 3);
 }
+
+// noise_pct (issue 30): the interval a re-run lands in, from the rounds; one round of a run that
+// has rounds says nothing; a saved run of an earlier version keeps what it said.
+sb::row_record rounds_row(std::vector<double> ms, std::map<std::string, std::vector<double>> counters) {
+  sb::row_record r;
+  r.id = sb::legacy_row_id("CPU/dgemm/n:64");
+  r.name = r.id.name();
+  r.times_ms = ms;
+  r.process_of.assign(ms.size(), 0);
+  r.counters = std::move(counters);
+  return r;
+}
+
+TEST(RowNoise, WithRoundsItIsTheReRunInterval) {
+  const auto r = rounds_row({1.0, 1.1, 0.9, 1.05, 0.95},
+                            {{"round", {0, 1, 2, 3, 4}}, {"noise_within_pct", {0.2, 0.3, 0.1, 0.4, 0.2}}});
+  ASSERT_TRUE(r.noise_pct());
+  EXPECT_DOUBLE_EQ(*r.noise_pct(), r.spread()->rerun_pct(0.95));
+  EXPECT_NEAR(*r.noise_pct(), 17.98, 0.05);      // the rounds' spread (above), not their own samples'
+  EXPECT_DOUBLE_EQ(*r.noise_within_pct(), 0.2);  // the median of the rounds' own intervals
+}
+
+TEST(RowNoise, OneRoundOfARunWithRoundsIsUnknown) {
+  const auto r = rounds_row({1.0}, {{"round", {0}}, {"noise_within_pct", {0.4}}});
+  EXPECT_FALSE(r.noise_pct());  // never the within-process interval
+  EXPECT_DOUBLE_EQ(*r.noise_within_pct(), 0.4);
+}
+
+TEST(RowNoise, AnEarlierVersionsOneRepetitionKeepsItsCounter) {
+  auto r = rounds_row({1.0}, {{"noise_pct", {0.7}}});
+  EXPECT_DOUBLE_EQ(*r.noise_pct(), 0.7);
+  EXPECT_DOUBLE_EQ(*r.noise_within_pct(), 0.7);
+  r.counters.clear();
+  r.samples_ms = {1.0, 1.01, 0.99, 1.0, 1.02, 0.98, 1.0, 1.0};  // its rows log's samples
+  EXPECT_TRUE(r.noise_pct());
+  EXPECT_EQ(r.noise_pct(), r.noise_within_pct());
+}
+
+TEST(RowNoise, ARoundsCounterInARowLogIsRead) {
+  const std::string log =
+      "{\"context\": {\"solve_bench_version\": \"x\"}}\n"
+      "{\"name\": \"CPU/dgemm/n:8/manual_time\", \"run_name\": \"CPU/dgemm/n:8/manual_time\", \"run_type\": "
+      "\"iteration\", \"real_time\": 1000, \"time_unit\": \"ns\", \"round\": 0, \"process\": 0, "
+      "\"noise_within_pct\": 0.5}\n";
+  sb::run_summary run;
+  sb::load_text(run, "r.rows.jsonl", log);
+  ASSERT_EQ(run.rows.size(), 1u);
+  EXPECT_TRUE(run.rows[0].has_rounds());
+  EXPECT_FALSE(run.rows[0].noise_pct());
+  EXPECT_DOUBLE_EQ(*run.rows[0].noise_within_pct(), 0.5);
+}

@@ -11,8 +11,11 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
 #include <sstream>
 
+#include "checks/load.hpp"
 #include "solvebench/errors.hpp"
 #include "verdict_fixture.hpp"
 
@@ -215,15 +218,16 @@ TEST(VerdictCpuOnly, AnEmptyRun) {
   EXPECT_TRUE(sb::verdict_json(v)["fp64_fp32"].is_null());
 }
 
-// (4) A finding on a row the verdict used sits on that entry, and only there.
+// (4) A finding on a row the verdict used sits on that entry, and only there, cited by number.
 TEST(VerdictAudit, ThrottledRowAttachedToItsEntry) {
   const auto v = verdict_of("audited");
   EXPECT_EQ(rules(solve(v, "dgesv").caveats), std::vector<std::string>{"gpu_throttled"});
-  EXPECT_TRUE(has_line(v, "dgesv caveat (gpu_throttled, warning): SM clock fell"));
-  EXPECT_TRUE(v.fp64_fp32->caveats.empty());  // the noisy CPU/sgemm row is not one it used
-  EXPECT_EQ(rules(v.caveats), std::vector<std::string>{"debug_benchmark_library"});
+  EXPECT_TRUE(has_line(v, "the GPU is 7.82× faster. Caveat: gpu_throttled (warning) †1."));
+  EXPECT_FALSE(has_line(v, "SM clock fell"));  // cited, not repeated
+  EXPECT_TRUE(v.fp64_fp32->caveats.empty());   // the noisy CPU/sgemm row is not one it used
+  EXPECT_TRUE(v.caveats.empty());              // the run-wide note is the audit's to say
   for (const auto& c : solve(v, "dgesv").caveats) EXPECT_NE(c.rule, "noisy_row");  // notes are no caveats
-  EXPECT_NE(sb::verdict_markdown(v).find("- **gpu_throttled** (warning) on dgesv: SM clock"), std::string::npos);
+  EXPECT_NE(sb::verdict_markdown(v).find("- **†1** gpu_throttled (warning): SM clock fell"), std::string::npos);
 }
 
 TEST(VerdictAudit, DriverFindingAndTimingSuffix) {
@@ -254,14 +258,83 @@ TEST(VerdictEnergy, MissingSidesNamed) {
   const auto v = verdict_of("h200_like");
   EXPECT_FALSE(solve(v, "dposv").energy);
   EXPECT_EQ(solve(v, "dposv").energy_missing, std::vector<std::string>{"CPU"});
-  EXPECT_TRUE(has_line(v, "dposv energy at n = 10000: not measured on the CPU side."));
+  EXPECT_TRUE(has_line(
+      v, "Energy per solve not measured on the CPU side (no J/solve counter on its rows): dposv at n = 10000."));
   const auto audited = verdict_of("audited");
   EXPECT_EQ(solve(audited, "dgesv").energy_missing, std::vector<std::string>{"GPU"});
   const auto consumer = verdict_of("consumer_like");
   EXPECT_EQ(std::count_if(consumer.lines.begin(), consumer.lines.end(),
                           [](const auto& l) { return l.find("nergy") != std::string::npos; }),
             1);
-  EXPECT_TRUE(has_line(consumer, "Energy was not measured on either side (no J/solve counters)."));
+  EXPECT_TRUE(has_line(consumer,
+                       "Energy per solve not measured on either side (CPU: no J/solve counter on its rows; GPU: no "
+                       "J/solve counter on its rows): "));
+}
+
+// Once per run, with the reason the run recorded, naming every entry it concerns.
+TEST(VerdictEnergy, NotMeasuredIsSaidOnceWithItsReason) {
+  const auto v = verdict_of("said_once");
+  std::vector<std::string> energy;
+  for (const auto& l : v.lines)
+    if (l.find("nergy") != std::string::npos) energy.push_back(l);
+  EXPECT_EQ(energy, std::vector<std::string>{
+                        "Energy per solve not measured on the CPU side (RAPL not readable: permission denied on "
+                        "/sys/class/powercap/intel-rapl:0/energy_uj (root only since Linux 5.10)): dgesv, sgesv at "
+                        "n = 1024."});
+}
+
+// (6) Each thing said once (issue 31): a finding is cited by its number; its message and a
+// cause several share are said once in verdict.md and not at all in verdict.json (audit.json
+// holds them); a run-wide note is the audit's alone.
+TEST(VerdictSaidOnce, FindingsAreCitedByNumber) {
+  const auto v = verdict_of("said_once");
+  EXPECT_TRUE(has_line(v, "the GPU is 2.00× faster. Caveat: driver_vs_halves (warning) †1, †2."));
+  EXPECT_TRUE(has_line(v, "the CPU is 1.25× faster. Caveat: driver_vs_halves (warning) †3."));
+  EXPECT_NE(std::find(v.lines.begin(), v.lines.end(), "Run-wide caveat: cpu_loaded (warning) †4."), v.lines.end());
+  EXPECT_FALSE(has_line(v, "debug build"));
+  std::vector<std::size_t> cited;
+  for (const auto& c : v.cited) cited.push_back(c.index);
+  EXPECT_EQ(cited, (std::vector<std::size_t>{0, 1, 2, 3}));
+}
+
+std::size_t occurrences(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
+  return n;
+}
+
+// Every text in a JSON document, one after another (so that escaping does not hide a repeat).
+std::string strings_of(const nlohmann::ordered_json& j) {
+  if (j.is_string()) return j.get<std::string>() + "\n";
+  std::string out;
+  if (j.is_structured())
+    for (const auto& e : j) out += strings_of(e);
+  return out;
+}
+
+TEST(VerdictSaidOnce, VerdictMdSaysEachCitedFindingAndItsCauseOnce) {
+  const auto& c = cases().at("said_once");
+  const auto v = sb::make_verdict(c.run, c.findings);
+  const std::string md = sb::verdict_markdown(v), json = strings_of(sb::verdict_json(v));
+  for (std::size_t i = 0; i < c.findings.size(); ++i) {
+    const bool note = c.findings[i].severity == "note";
+    EXPECT_EQ(occurrences(md, c.findings[i].message), note ? 0u : 1u) << c.findings[i].message << "\n" << md;
+    EXPECT_EQ(occurrences(json, c.findings[i].message), 0u) << c.findings[i].message;
+  }
+  const std::string& cause = c.findings[0].cause;
+  EXPECT_EQ(occurrences(md, cause), 1u) << md;
+  EXPECT_EQ(occurrences(md, "The same cause as †1."), 2u) << md;
+  EXPECT_EQ(occurrences(json, cause), 0u);
+  EXPECT_NE(md.find("- **†4** cpu_loaded (warning): other processes"), std::string::npos) << md;
+  // Headings, a list, emphasis: nothing a plain Markdown renderer shows as its source.
+  for (std::size_t start = 0, end; (end = md.find('\n', start)) != std::string::npos; start = end + 1) {
+    const std::string line = md.substr(start, end - start);
+    EXPECT_TRUE(line.empty() || line.rfind("#", 0) == 0 || line.rfind("- ", 0) == 0 ||
+                line.find('|') == std::string::npos)
+        << line;
+  }
+  const auto caveat = sb::verdict_json(v)["solves"][0]["caveats"][0];
+  EXPECT_EQ(caveat["findings"], nlohmann::ordered_json::array({1, 2}));
 }
 
 TEST(VerdictOutput, JsonEscapesAndNulls) {
@@ -287,4 +360,52 @@ TEST(VerdictOutput, FilesBesideTheRun) {
   EXPECT_TRUE(std::filesystem::exists(dir / "x.verdict.json"));
   std::filesystem::remove_all(dir);
   EXPECT_THROW(sb::write_check_files((dir / "no" / "such" / "x").string(), audit, v), solvebench::error);
+}
+
+// The committed runs with sidecars, judged again: each finding's message is said at most once on
+// the console (once where it is shown), once in verdict.md where the verdict cites it, never in
+// verdict.json; a shared cause once on the console; "energy not measured" once; no run-wide note
+// in the verdict. (Before issue 31 sweep.json printed OpenBLAS's PR 4388 paragraph five times.)
+TEST(VerdictSaidOnce, CommittedRunsSayEachFindingOnce) {
+  const std::vector<std::string> runs = {"h200/sweep.json",           "h200/big-d.json",
+                                         "h200/big-s.json",           "h200/complex.json",
+                                         "h200/mixed-46000.json",     "h200-2026-11-30/sweep.json",
+                                         "h200-2026-11-30/cond.json", "h200-2026-11-30/avenues.json"};
+  std::size_t causes_seen = 0;
+  for (const auto& name : runs) {
+    SCOPED_TRACE(name);
+    const auto run = sb::load_runs({std::string(SOLVE_BENCH_RESULTS) + "/" + name});
+    const auto audit = sb::run_audit(run);
+    const auto v = sb::make_verdict(run, audit.findings);
+    // The console as one line: wrapping breaks a message at a space and indents the rest.
+    const std::string console =
+        std::regex_replace(sb::audit_console(audit, "X.audit.json") + "\n" + sb::verdict_console(v), std::regex("\n +"),
+                           " ");
+    const std::string md = sb::verdict_markdown(v), json = strings_of(sb::verdict_json(v));
+    std::set<std::size_t> cited;
+    for (const auto& c : v.cited) cited.insert(c.index);
+    std::map<std::string, std::size_t> shown;
+    std::set<std::string> causes;
+    for (std::size_t i = 0; i < audit.findings.size(); ++i) {
+      const auto& f = audit.findings[i];
+      SCOPED_TRACE(f.rule + ": " + f.message);
+      const bool on_console = ++shown[f.rule + f.severity] <= 3;
+      EXPECT_EQ(occurrences(console, f.message), on_console ? 1u : 0u);
+      EXPECT_EQ(occurrences(md, f.message), cited.count(i));
+      EXPECT_EQ(occurrences(json, f.message), 0u);
+      if (f.severity == std::string(sb::severity_note)) {
+        EXPECT_EQ(cited.count(i), 0u);
+      }
+      if (!f.cause.empty()) causes.insert(f.cause);
+    }
+    for (const auto& cause : causes) {
+      EXPECT_EQ(occurrences(console, cause), 1u) << cause;
+      EXPECT_LE(occurrences(md, cause), 1u) << cause;
+      EXPECT_EQ(occurrences(json, cause), 0u) << cause;
+    }
+    causes_seen += causes.size();
+    EXPECT_LE(occurrences(console, "not measured on"), 1u) << console;
+    EXPECT_LE(occurrences(md, "not measured on"), 1u) << md;
+  }
+  EXPECT_GE(causes_seen, 1u) << "no committed run has a shared cause: the test would not see one repeated";
 }

@@ -86,6 +86,10 @@ inline std::vector<verdict_case> read_verdict_cases(const std::string& path) {
       if (rows != "-")
         for (const auto& row : split(rows, ',')) f.rows.push_back(legacy_row_id(row));
       f.message = rest.substr(bar + 3);
+      if (const auto cause = f.message.find(" || "); cause != std::string::npos) {
+        f.cause = f.message.substr(cause + 4);
+        f.message.erase(cause);
+      }
       current->findings.push_back(std::move(f));
     } else {
       throw bad("unknown line");

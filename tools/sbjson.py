@@ -20,8 +20,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
 MS_PER_UNIT = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}
-# Trailing name elements Google Benchmark appends for the timing mode.
-TIMING_SUFFIXES = ("manual_time", "real_time", "process_time")
+TIMING_SUFFIXES = ("manual_time", "real_time", "process_time")  # what Google Benchmark appends for the timing mode
 # Fields of Google Benchmark's run format and solve_bench's additions; every other number is a counter.
 RUN_FIELDS = {
     "name", "run_name", "run_type", "family_index", "per_family_instance_index", "repetitions",
@@ -392,7 +391,7 @@ class Opt:
 
 NUM = (int, float)
 OPT_NUM = Opt(NUM)
-CAVEAT = {"rule": str, "severity": str, "message": str, "rows": Opt([str])}
+CAVEAT = {"rule": str, "severity": str, "message": Opt(str), "rows": Opt([str])}  # message: before issue 31
 POINT = {"n": int, "cpu_ms": OPT_NUM, "gpu_ms": OPT_NUM, "speedup": OPT_NUM, "noise_pct": OPT_NUM}
 CROSSOVER = {"kind": str, "n": Opt(int), "interpolated": Opt(bool), "between": Opt([int]), "gpu_wins_at": Opt([int])}
 METHOD = {"row": str, "op": str, "refine": Opt(str), "ms": OPT_NUM, "speedup": OPT_NUM, "accurate": bool,
@@ -410,7 +409,7 @@ VERDICT = {
     "lines": Opt([str]),
     "thresholds": Opt({"*": NUM}),
 }
-FINDING = {"rule": str, "severity": str, "message": str, "rows": Opt([str]), "ids": Opt([{}])}
+FINDING = {"rule": str, "severity": str, "message": str, "cause": Opt(str), "rows": Opt([str]), "ids": Opt([{}])}
 AUDIT = {"clean": bool, "rules_checked": [str], "rows_checked": int, "findings": [FINDING],
          "thresholds": Opt({"*": NUM})}
 
@@ -468,6 +467,7 @@ class Finding:
     severity: str            # timing-bug, warning, note (the C++ checks decide which)
     rows: Tuple[str, ...]    # row names without the timing suffix; empty: about the whole run
     message: str
+    cause: str = ""          # a known cause several findings share word for word
 
 
 @dataclass
@@ -476,13 +476,13 @@ class Audit:
     clean: bool
     rules_checked: List[str]
     rows_checked: int
-    findings: List[Finding]
+    findings: List[Finding]  # in the audit's order: findings[N - 1] is the one "†N" cites
     thresholds: Dict[str, float]
 
 
 def parse_audit(path: str, body: dict) -> Audit:
     findings = [Finding(f["rule"], f["severity"], tuple(strip_timing_suffix(r) for r in f.get("rows") or []),
-                        f["message"]) for f in body["findings"]]
+                        f["message"], f.get("cause") or "") for f in body["findings"]]
     return Audit(path, body["clean"], list(body["rules_checked"]), body["rows_checked"], findings,
                  dict(body.get("thresholds") or {}))
 

@@ -82,15 +82,15 @@ std::string known_driver_cause(const std::string& vendor, const std::string& ver
   // interface/lapack/gesv.c: one thread below 10000 (double, double complex) or 40000 (single).
   const long long threshold = (precision == 'd' || precision == 'z') ? 10000 : 40000;
   if (!(confirmed || likely) || n * nrhs >= threshold || n * n < threshold) return "";
-  const std::string p(1, precision);
   return std::string(confirmed ? "Known cause: " : "Likely cause: ") + "OpenBLAS " +
          (confirmed ? "0.3.26 to at least 0.3.29" : "0.3.26 to at least 0.3.29 (not established for " + version + ")") +
-         " runs " + p + "gesv on one thread when n * nrhs < " + std::to_string(threshold) +
-         ": interface/lapack/gesv.c multiplies n by the number of right-hand sides where it means n * n; here n * "
-         "nrhs = " +
-         std::to_string(n * nrhs) + ". The threshold came in 0.3.26 (OpenBLAS PR 4388); fixed by 0.3.34. " + p +
-         "getrf + " + p + "getrs keep all threads, which is why solve_bench's CPU/" + p + "gesv row times them.";
+         " runs ?gesv on one thread when n * nrhs < 10000 (dgesv, zgesv) or 40000 (sgesv, cgesv): "
+         "interface/lapack/gesv.c multiplies n by the number of right-hand sides where it means n * n. The threshold "
+         "came in 0.3.26 (OpenBLAS PR 4388); fixed by 0.3.34. ?getrf + ?getrs keep all threads, which is why "
+         "solve_bench's CPU/?gesv rows time them.";
 }
+
+std::string finding_mark(std::size_t index) { return "†" + std::to_string(index + 1); }
 
 bool audit_report::clean() const {
   return std::none_of(findings.begin(), findings.end(), [](const finding& f) { return f.severity != severity_note; });
@@ -123,6 +123,12 @@ audit_report run_audit(const run_summary& run) {
     if (auto why_not = r.check(in, report.findings)) report.rules_skipped.push_back({r.id, *why_not});
     else report.rules_checked.emplace_back(r.id);
   }
+  // Worst first, so that a finding's number (its place) is also the order it is printed in.
+  const auto rank = [](const finding& f) {
+    return std::find(std::begin(severities), std::end(severities), f.severity) - std::begin(severities);
+  };
+  std::stable_sort(report.findings.begin(), report.findings.end(),
+                   [&](const finding& a, const finding& b) { return rank(a) < rank(b); });
   return report;
 }
 

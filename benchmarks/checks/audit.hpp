@@ -24,7 +24,14 @@ struct finding {
   std::string severity;      // severity_timing_bug, severity_warning or severity_note
   std::vector<row_id> rows;  // the rows it is about (empty: a fact about the whole run)
   std::string message;       // one sentence or two, for a person
+  // A known cause that several findings share word for word (a library's defect): said once,
+  // with the first finding it explains; "" when none is known (the {} lets rules leave it out).
+  std::string cause{};
 };
+
+// A finding is cited by its number, "†3" for findings[2] (index 2): run_audit orders them worst
+// first, and the console, audit.json ("number"), the verdict and verdict.md use the same numbers.
+std::string finding_mark(std::size_t index);
 
 // A rule that could not be applied to this run, and why (e.g. no bus ceiling is known).
 struct skipped_rule {
@@ -33,7 +40,7 @@ struct skipped_rule {
 };
 
 struct audit_report {
-  std::vector<finding> findings;
+  std::vector<finding> findings;           // worst first (timing bugs, warnings, notes), each rule's in its order
   std::vector<std::string> rules_checked;  // the rules that ran, in table order
   std::vector<skipped_rule> rules_skipped;
   std::size_t rows_checked = 0;  // rows that finished without error; errored rows feed no rule
@@ -49,7 +56,9 @@ audit_report run_audit(const run_summary& run);
 std::vector<std::string> audit_rule_ids();
 
 // What the driver_vs_halves rule says about a known library defect, or "" when none matches:
-// OpenBLAS 0.3.26 and later run ?gesv on one thread when n * nrhs is under a threshold.
+// OpenBLAS 0.3.26 and later run ?gesv on one thread when n * nrhs is under a threshold. The
+// text is the same for every precision and size it explains (it depends on the version only),
+// so that a run's findings share it (finding::cause).
 std::string known_driver_cause(const std::string& vendor, const std::string& version, char precision, long long n,
                                long long nrhs);
 

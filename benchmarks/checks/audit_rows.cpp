@@ -80,12 +80,10 @@ std::optional<std::string> driver_vs_halves(const rule_input& in, std::vector<fi
                          noise_text(*s) + "; not a finding."});
       continue;
     }
-    std::string msg = what;
+    std::string msg = what, cause;
     if (const std::string cores = short_of_threads(in, *d); !cores.empty() && short_of_threads(in, *f).empty())
-      msg += " It " + cores.substr(0, cores.find(" (")) +
-             " where its halves had theirs: the library ran it on fewer "
-             "threads." +
-             cores_text({d, f, s});
+      msg += " It " + cores.substr(0, cores.find(" (")) + " where its halves had theirs: the library ran it on fewer "
+             "threads." + cores_text({d, f, s});
     if (id.device == "cpu") {
       const std::string vendor = in.context("blas_vendor"), version = in.context("blas_version");
       msg += " Library: " + (vendor.empty() ? std::string("unknown BLAS") : vendor) +
@@ -93,14 +91,13 @@ std::optional<std::string> driver_vs_halves(const rule_input& in, std::vector<fi
       // The library's driver can only be the cause where the row calls it; CPU/?gesv calls
       // the two halves itself, back to back.
       const bool calls_driver = id.path == "driver";
-      const std::string cause =
-          lu && calls_driver ? known_driver_cause(vendor, version, id.precision, id.n, *id.nrhs) : "";
+      cause = lu && calls_driver ? known_driver_cause(vendor, version, id.precision, id.n, *id.nrhs) : "";
       msg += !calls_driver   ? " This row calls the two halves itself, back to back, so the library's driver is not "
                                "the cause: the gap is between timing them together and apart."
              : cause.empty() ? " No known cause for this library and size."
-                             : " " + cause;
+                             : " Here n * nrhs = " + std::to_string(id.n * *id.nrhs) + ".";
     }
-    out.push_back({"driver_vs_halves", severity_warning, {id, f->id, s->id}, msg});
+    out.push_back({"driver_vs_halves", severity_warning, {id, f->id, s->id}, msg, cause});
   }
   return std::nullopt;
 }
@@ -230,8 +227,8 @@ std::optional<std::string> noisy_row(const rule_input& in, std::vector<finding>&
   if (noisy.empty()) return std::nullopt;
   out.push_back({"noisy_row", severity_note, noisy,
                  count(noisy.size(), "row") + " have a median known only to more than ±" + sig3(limits::noisy_row_pct) +
-                     "% (95% interval from their own samples), the widest " + worst_name + " at ±" + sig3(worst) +
-                     "%: " + row_list(noisy) + "."});
+                     "% (the interval a re-run lands in 19 times in 20), the widest " + worst_name + " at ±" +
+                     sig3(worst) + "%: " + row_list(noisy) + "."});
   return std::nullopt;
 }
 

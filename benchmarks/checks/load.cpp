@@ -14,6 +14,12 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
+// Two contexts of one pool that differ: never mistaken for a torn last line.
+class pooling_error : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
 constexpr int max_depth = 32;  // solve_bench writes 4 levels; deeper input is not ours
 
 // Fields of Google Benchmark's run format and solve_bench's additions: every other number is a counter.
@@ -141,11 +147,30 @@ std::string flat_text(const json& v) {
   return "";
 }
 
-void read_context(run_summary& run, const json& context) {
+// Pooled files are repetitions of the same rows only when they ran on the same stack: a row's id
+// names no host, BLAS or GPU, so a run on another of these would be averaged in unseen. A key
+// that one side lacks (older results) is not a difference.
+const char* const pooled_alike[] = {"host_name",    "cpu_model", "blas_vendor",
+                                    "blas_version", "gpu_name",  "cusolver_version"};
+
+void read_context(run_summary& run, const json& context, const std::string& where) {
   if (!context.is_object()) throw std::invalid_argument("\"context\" is not an object");
-  if (!run.context.empty()) return;  // pooled files: the first file's context
+  std::map<std::string, std::string> mine;
   for (const auto& [key, value] : context.items())
-    if (!value.is_object()) run.context[key] = flat_text(value);
+    if (!value.is_object()) mine[key] = flat_text(value);
+  if (run.context.empty()) {
+    run.context = std::move(mine);
+    run.context_source = where;
+    return;
+  }
+  for (const char* key : pooled_alike) {  // pooled: the first context stays, if it is the same stack
+    const auto a = run.context.find(key), b = mine.find(key);
+    if (a == run.context.end() || b == mine.end() || a->second.empty() || b->second.empty()) continue;
+    if (a->second != b->second)
+      throw pooling_error(std::string("cannot pool it with ") + run.context_source + ": " + key + " is '" + b->second +
+                          "' here and '" + a->second + "' there; runs on another host, BLAS or GPU are not " +
+                          "repetitions of the same rows (solve_bench_checks compare holds one against the other)");
+  }
 }
 
 std::string text_field(const json& run, const char* key) {
@@ -242,11 +267,11 @@ void read_aggregates(run_summary& run, const std::vector<const json*>& aggregate
   }
 }
 
-void read_document(run_summary& run, const json& doc) {
+void read_document(run_summary& run, const json& doc, const std::string& where) {
   if (!doc.is_object()) throw std::invalid_argument("not a JSON object");
   if (doc.contains("context")) {
     ++run.segment;  // a context starts a process: its rows are not the same process's as earlier ones
-    read_context(run, doc.at("context"));
+    read_context(run, doc.at("context"), where);
   }
   const auto it = doc.find("benchmarks");
   if (it == doc.end()) {
@@ -292,7 +317,9 @@ void load_text(run_summary& run, const std::string& path, const std::string& tex
   }
   if (whole) {
     try {
-      read_document(run, *whole);
+      read_document(run, *whole, path);
+    } catch (const pooling_error& e) {
+      throw load_error(path + ": " + e.what());
     } catch (const std::invalid_argument& e) {
       throw load_error(path + ": " + e.what());
     }
@@ -307,8 +334,10 @@ void load_text(run_summary& run, const std::string& path, const std::string& tex
     for (std::size_t i = 0; i < lines.size(); ++i) {
       if (lines[i].find_first_not_of(" \t\r") == std::string::npos) continue;
       try {
-        read_document(run, parse(lines[i]));
+        read_document(run, parse(lines[i]), path + ":" + std::to_string(i + 1));
         ++read;
+      } catch (const pooling_error& e) {
+        throw load_error(path + ":" + std::to_string(i + 1) + ": " + e.what());
       } catch (const std::invalid_argument& e) {
         const bool torn = i + 1 == lines.size() && read > 0 && std::string(e.what()).rfind("not JSON", 0) == 0;
         if (torn) {  // the line a killed run was writing

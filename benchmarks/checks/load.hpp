@@ -18,7 +18,9 @@ class load_error : public error {
 };
 
 // One or more files, pooled: rows with the same id are repetitions of one row. The context is
-// the first file's.
+// the first file's; a file (or a rows log's context line) from another host, CPU model, BLAS
+// vendor or version, GPU or cuSOLVER version is refused, naming the key, both values and both
+// files.
 run_summary load_runs(const std::vector<std::string>& paths);
 
 // The same from text (the tests and the fuzzer feed it directly); `path` names it in errors.

@@ -18,6 +18,7 @@
 #include "checks/render.hpp"
 #include "checks/text.hpp"
 #include "checks/thresholds.hpp"
+#include "core/escaped.hpp"
 
 namespace bench = solvebench::bench;
 
@@ -32,22 +33,24 @@ const char* const usage =
     "Runs the audit and the verdict on saved solve_bench runs (several files are pooled: rows\n"
     "with the same id are repetitions of one row), prints them, and writes P.audit.json,\n"
     "P.verdict.json and P.verdict.md, P being --out-prefix or the first input without its\n"
-    ".json or .rows.jsonl. Exit status: 0 no timing bug and no failed row, 1 a timing bug or a\n"
-    "failed row, 2 bad usage or an input that is not a solve_bench run. --rows-json writes the pooled\n"
+    ".json or .rows.jsonl. Exit status: 0 no timing bug and no failed row, 1 a timing bug, a\n"
+    "failed row or an internal error (one line: a bug), 2 bad usage or an input that is not a\n"
+    "solve_bench run. --rows-json writes the pooled\n"
     "rows as the checks read them: {\"rows\": [{\"row\", \"id\", \"median_ms\", \"noise_pct\", \"repetitions\",\n"
     "\"passed\", \"error\", \"skipped\", \"counters\": {medians}}]} (ids included for results written before rows had "
     "them).\n"
     "\n"
     "compare holds the NEW runs (pooled) against the BASE runs (pooled), row by row: each row's change\n"
-    "is held to the 99% interval of what a re-run would see (the spread between back-to-back pairs,\n"
-    "else between each side's rounds and processes: every file a side is a process of its own; with\n"
-    "--history=STORE, each side at least the spread between runs of the row in that tools/track store,\n"
-    "testbed --testbed or the contender's host_name). slower or faster beyond it (and at least 3%),\n"
-    "same within it when it is at most 3%, undecided otherwise, with the smallest change the inputs\n"
-    "could detect; a side of one round, without history, decides nothing. The comparison also fails\n"
-    "on a row that errs, fails its resid check or is missing, and on a timing bug the new audit finds\n"
-    "and the base's does not. Exit status: 0 passed, 1 failed (also when NEW measured nothing), 3\n"
-    "undecided (no row failed, some could not be decided at the 3% floor: re-run with more rounds or\n"
+    "is held to the interval of what a re-run would see, 99% for the comparison as a whole: from\n"
+    "back-to-back pairs, else from each side's processes (every file is a process of its own;\n"
+    "distribution-free), each side at least the spread between runs of the row in a tools/track store\n"
+    "with --history=STORE (testbed --testbed, else the contender's host_name). slower or faster beyond\n"
+    "it (and at least 3%), same within it when it is at most 3%, undecided otherwise, with the\n"
+    "smallest change the inputs could detect; one process a side (its rounds show nothing of what\n"
+    "another process adds) and one round a side decide nothing without --history. The comparison\n"
+    "also fails on a row that errs, fails its resid check or is missing, and on a timing bug the new\n"
+    "audit finds and the base's does not. Exit status: 0 passed, 1 failed (also when NEW measured\n"
+    "nothing), 3 undecided (no row failed, some could not be decided at the 3% floor: re-run with more\n"
     "processes, give --history, or use .ci/bench-pr), 2 bad usage or input, or a BASE with no rows.\n"
     "\n"
     "history prints, per row of a tools/track store's testbed (--testbed, else every testbed), the\n"
@@ -186,11 +189,7 @@ std::string base_of(const std::string& path) {
   return path;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  if (argc > 1 && std::string(argv[1]) == "compare") return compare_main(argc, argv);
-  if (argc > 1 && std::string(argv[1]) == "history") return history_main(argc, argv);
+int checks_main(int argc, char** argv) {
   std::vector<std::string> inputs;
   std::string prefix, rows_json;
   bool files = true;
@@ -263,4 +262,13 @@ int main(int argc, char** argv) {
     return f.severity == std::string(bench::severity_timing_bug);
   });
   return timing_bug || audit.rows_failed > 0 ? 1 : 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string sub = argc > 1 ? argv[1] : "";
+  if (sub == "compare") return bench::run_guarded("solve_bench_checks compare", [&] { return compare_main(argc, argv); });
+  if (sub == "history") return bench::run_guarded("solve_bench_checks history", [&] { return history_main(argc, argv); });
+  return bench::run_guarded("solve_bench_checks", [&] { return checks_main(argc, argv); });
 }

@@ -167,10 +167,20 @@ std::optional<double> median_noise_pct(std::vector<double> samples, double confi
 }
 
 std::optional<double> row_record::noise_pct() const {
+  if (times_ms.size() >= 2) {
+    if (const auto s = spread()) return s->rerun_pct(limits::noise_confidence);
+    return std::nullopt;
+  }
+  if (has_rounds()) return std::nullopt;  // one round says nothing about a re-run
+  return noise_within_pct();              // an earlier version's one repetition: what it said
+}
+
+std::optional<double> row_record::noise_within_pct() const {
   // The run's own figure first: it comes from every sample, where the rows log keeps a subsample.
-  if (const auto computed = counter("noise_pct")) return computed;
-  if (const auto pooled = median_noise_pct(samples_ms, limits::noise_confidence)) return pooled;
-  return median_noise_pct(times_ms, limits::noise_confidence);
+  if (const auto computed = counter("noise_within_pct")) return computed;
+  if (!has_rounds())
+    if (const auto computed = counter("noise_pct")) return computed;
+  return median_noise_pct(samples_ms, limits::noise_confidence);
 }
 
 double rerun_noise_pct(const row_record& r) {

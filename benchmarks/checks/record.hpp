@@ -66,10 +66,19 @@ struct row_record {
     if (it == counters.end() || it->second.empty()) return std::nullopt;
     return median(it->second);
   }
-  // The row's noise: half-width of the 95% interval of its median, in percent of it: the
-  // run's noise_pct counter (from every sample; the median over repetitions), else from the
-  // samples the rows log kept, else from the repetitions' times.
+  // The row's noise: the half-width, in percent of its median, of the interval in which a
+  // re-run's median falls 19 times in 20 (limits::noise_confidence): from the spread of its
+  // rounds and processes (spread()->rerun_pct) when it has two or more; unknown for one round of
+  // a run that has rounds. A saved run of an earlier version (one repetition, no rounds) keeps
+  // its noise_pct counter, which was the within-process interval (noise_within_pct's meaning).
   std::optional<double> noise_pct() const;
+  // The interval of the median from its own samples within a round, in percent (the median over
+  // its rounds of their noise_within_pct; for earlier versions their noise_pct, else from the
+  // samples the rows log kept). It says how well one process knows its median, not what a re-run
+  // would see.
+  std::optional<double> noise_within_pct() const;
+  // Whether the row comes from a run that has rounds (a round counter or noise_within_pct).
+  bool has_rounds() const { return counters.count("round") || counters.count("noise_within_pct"); }
   // The spread between its repetitions (rounds) and processes: what a re-run would see.
   std::optional<rerun_spread> spread() const { return rerun_spread_of(times_ms, process_of); }
   // Whether every repetition's resid passed the HPL check (a row without resid passes).
@@ -80,6 +89,7 @@ struct row_record {
 
 struct run_summary {
   std::map<std::string, std::string> context;  // the JSON context, flat values as text
+  std::string context_source;                  // where it was read (a file, a rows log's line); "" live
   std::vector<row_record> rows;                // in the order they ran
   std::vector<std::string> sources;            // the files it was read from (empty: a live run)
   std::vector<std::string> notes;              // what reading them left out (a torn last line)

@@ -27,14 +27,14 @@ json optional_value(const std::optional<T>& v) {
 json number(double x) { return std::isfinite(x) ? json(x) : json(nullptr); }
 json number(const std::optional<double>& x) { return x && std::isfinite(*x) ? json(*x) : json(nullptr); }
 
+// A caveat cites its findings by number (audit.json's "number"); their messages are the audit's.
 json caveats_json(const std::vector<verdict_caveat>& cs) {
   json out = json::array();
-  for (const auto& c : cs)
-    out.push_back({{"rule", c.rule},
-                   {"severity", c.severity},
-                   {"message", c.message},
-                   {"findings", c.findings},
-                   {"rows", c.rows}});
+  for (const auto& c : cs) {
+    json numbers = json::array();
+    for (const auto i : c.findings) numbers.push_back(i + 1);
+    out.push_back({{"rule", c.rule}, {"severity", c.severity}, {"findings", numbers}, {"rows", c.rows}});
+  }
   return out;
 }
 
@@ -83,23 +83,41 @@ std::string audit_console(const audit_report& report, const std::string& more_in
     out += join(tally, ", ") + " (" + scope + ")";
   }
   out += "\n";
-  std::map<std::string, std::size_t> per_rule, shown;
-  for (const auto& f : report.findings) ++per_rule[f.rule + f.severity];
-  for (const char* severity : severities)
-    for (const auto& f : report.findings) {
-      if (f.severity != severity) continue;
-      const std::size_t k = ++shown[f.rule + f.severity];
-      if (k <= shown_per_rule)
-        out += wrap("  " + f.severity + " " + f.rule + ": " + f.message, console_width, "      ") + "\n";
-      if (k == shown_per_rule + 1) {
-        const std::size_t rest = per_rule[f.rule + f.severity] - shown_per_rule;
-        out += "  ... " + count(rest, "more " + f.rule + " " + f.severity) + (more_in.empty() ? "" : " in " + more_in) +
-               "\n";
-      }
+  // Up to shown_per_rule findings of each rule and severity, each under its number; a cause
+  // several share is said after the first, and referred to after the others.
+  std::map<std::string, std::size_t> per_rule, shown, cause_said;
+  std::map<std::string, std::vector<std::string>> hidden;
+  std::vector<std::string> unsaid;  // causes only hidden findings carry
+  for (const auto& f : report.findings) ++per_rule[f.rule + " " + f.severity];
+  for (std::size_t i = 0; i < report.findings.size(); ++i) {
+    const finding& f = report.findings[i];
+    const std::string key = f.rule + " " + f.severity;
+    if (++shown[key] > shown_per_rule) {
+      hidden[key].push_back(finding_mark(i));
+      if (!f.cause.empty() && cause_said.emplace(f.cause, i).second) unsaid.push_back(f.cause);
+      if (hidden[key].size() < per_rule[key] - shown_per_rule) continue;
+      const auto& marks = hidden[key];
+      out += "  ... " + count(marks.size(), "more " + key) + " (" +
+             (marks.size() <= 3 ? join(marks, ", ") : marks.front() + "–" + marks.back()) + ")" +
+             (more_in.empty() ? "" : " in " + more_in) + "\n";
+      for (const auto& cause : unsaid) out += wrap("      " + cause, console_width, "      ") + "\n";
+      unsaid.clear();
+      continue;
     }
+    out +=
+        wrap("  " + finding_mark(i) + " " + f.severity + " " + f.rule + ": " + f.message + cause_once(f, i, cause_said),
+             console_width, "      ") +
+        "\n";
+  }
   for (const auto& s : report.rules_skipped)
     out += wrap("  not checked: " + s.rule + ": " + s.reason, console_width, "      ") + "\n";
   return out;
+}
+
+std::string cause_once(const finding& f, std::size_t index, std::map<std::string, std::size_t>& said) {
+  if (f.cause.empty()) return "";
+  const auto [it, first] = said.emplace(f.cause, index);
+  return first ? " " + f.cause : " The same cause as " + finding_mark(it->second) + ".";
 }
 
 std::string verdict_console(const run_verdict& v) {
@@ -122,8 +140,13 @@ json audit_json(const audit_report& report) {
       names.push_back(id.name());
       ids.push_back(to_json(id));
     }
-    findings.push_back(
-        {{"rule", f.rule}, {"severity", f.severity}, {"rows", names}, {"ids", ids}, {"message", f.message}});
+    findings.push_back({{"number", findings.size() + 1},
+                        {"rule", f.rule},
+                        {"severity", f.severity},
+                        {"rows", names},
+                        {"ids", ids},
+                        {"message", f.message},
+                        {"cause", f.cause}});
   }
   json skipped = json::array();
   for (const auto& s : report.rules_skipped) skipped.push_back({{"rule", s.rule}, {"reason", s.reason}});

@@ -2,6 +2,7 @@
 // tools/report, tools/regress, tools/track and tools/condmap.py read instead of judging again).
 #pragma once
 
+#include <map>
 #include <string>
 
 #include <nlohmann/json_fwd.hpp>
@@ -17,6 +18,9 @@ std::string audit_console(const audit_report& report, const std::string& more_in
 std::string verdict_console(const run_verdict& v);
 std::string verdict_markdown(const run_verdict& v);
 std::string caveat_text(const verdict_caveat& c);
+// " " + a finding's cause where it is the first in `said` to carry it, else " The same cause as
+// †k."; "" without one. `said`: the causes said so far, and by which finding (its index).
+std::string cause_once(const finding& f, std::size_t index, std::map<std::string, std::size_t>& said);
 
 // {"clean", "rules_checked", "rules_skipped", "rows_checked", "rows_failed", "findings": [{"rule",
 // "severity", "rows": [names], "ids": [id objects], "message"}], "thresholds": {...}}

@@ -36,6 +36,13 @@ inline constexpr double noisy_row_pct = 5.0;
 inline constexpr double max_clock_drop = 0.10;
 // A row that spent at least this share of its timed loop capped (power, thermal) counts as throttled.
 inline constexpr double capped_share = 0.05;
+// NVML's capped-time (violation) counters move in steps: NVML documents only that the difference
+// of two readings at their two reference times is the time capped, not how often they move. On
+// the H200 (results/h200/sweep.json, complex.json) rows capped throughout read 6 to 55 ms more
+// capped time than their loop lasted, and a 17 us window read 6.9 ms (big-d.json; 40.7 ms in a
+// later run): a step of tens of ms. A loop shorter than this is not judged, and a longer one
+// counts as capped only beyond one step (audit_gpu.cpp).
+inline constexpr double nvml_counter_step_ms = 100;
 // A GEMM below this fraction of the machine's theoretical peak is named.
 inline constexpr double peak_fraction = 0.35;
 // Other processes using at least this many cores during a row's loop load the machine.

@@ -16,7 +16,7 @@ namespace {
 const char* const energy_key = "J/solve";
 const char* const gflop_per_j_key = "GFLOP/J";
 const char* const gpu_forms[] = {"resident", "pinned", "pageable"};
-const char* const machine_keys[] = {"gpu_name", "host_name", "blas_vendor", "blas_version", "gpu_rows"};
+const char* const machine_keys[] = {"gpu_name", "host_name", "blas_vendor", "blas_version", "gpu_rows", "cpu_energy"};
 // Axes that say how a mixed-precision row solves, not which matrix it solves.
 bool method_axis(const std::string& k) { return k == "refine" || k == "api" || k == "tol"; }
 
@@ -42,37 +42,55 @@ std::string matrix_of(const row_id& id) {
   return join(parts, "/");
 }
 
-// The audit's findings as caveats: those that name a row an entry uses, once per rule and severity.
+// The audit's findings as caveats: those that name a row an entry uses, once per rule and
+// severity, cited by number; notes are never caveats.
 class audit_index {
  public:
   explicit audit_index(const std::vector<finding>& findings) : findings_(findings) {}
   std::vector<verdict_caveat> attached(const std::set<std::string>& used) const {
     std::vector<verdict_caveat> out;
-    for (const auto& f : findings_) {
+    for (std::size_t i = 0; i < findings_.size(); ++i) {
+      const finding& f = findings_[i];
       if (f.severity == std::string(severity_note) || f.rows.empty()) continue;
       std::vector<std::string> hit;
       for (const auto& id : f.rows)
         if (used.count(id.name())) hit.push_back(id.name());
-      if (!hit.empty()) add(out, f, hit);
+      if (!hit.empty()) add(out, i, hit);
     }
     return out;
   }
   std::vector<verdict_caveat> run_wide() const {
     std::vector<verdict_caveat> out;
-    for (const auto& f : findings_)
-      if (f.rows.empty()) add(out, f, {});
+    for (std::size_t i = 0; i < findings_.size(); ++i)
+      if (findings_[i].rows.empty() && findings_[i].severity != std::string(severity_note)) add(out, i, {});
+    return out;
+  }
+  // Every finding the caveats of `v` cite, in the audit's order.
+  std::vector<cited_finding> cited(const run_verdict& v) const {
+    std::set<std::size_t> indices;
+    const auto take = [&](const std::vector<verdict_caveat>& cs) {
+      for (const auto& c : cs) indices.insert(c.findings.begin(), c.findings.end());
+    };
+    for (const auto& e : v.solves) take(e.caveats);
+    if (v.fp64_fp32) take(v.fp64_fp32->caveats);
+    for (const auto& m : v.mixed) take(m.caveats);
+    for (const auto& b : v.batched) take(b.caveats);
+    take(v.caveats);
+    std::vector<cited_finding> out;
+    for (const auto i : indices) out.push_back({i, findings_[i]});
     return out;
   }
 
  private:
-  static void add(std::vector<verdict_caveat>& out, const finding& f, const std::vector<std::string>& rows) {
-    const verdict_caveat key{f.rule, f.severity, f.message, 1, rows};
+  void add(std::vector<verdict_caveat>& out, std::size_t index, const std::vector<std::string>& rows) const {
+    const finding& f = findings_[index];
+    const verdict_caveat key{f.rule, f.severity, {index}, rows};
     const auto it = std::find(out.begin(), out.end(), key);
     if (it == out.end()) {
       out.push_back(key);
       return;
     }
-    ++it->findings;
+    it->findings.push_back(index);
     for (const auto& r : rows)
       if (std::find(it->rows.begin(), it->rows.end(), r) == it->rows.end()) it->rows.push_back(r);
   }
@@ -467,6 +485,7 @@ run_verdict make_verdict(const run_summary& run, const std::vector<finding>& fin
   v.mixed = mixed_entries(v.mixed_map, audit);
   v.batched = batched_entries(rows, audit);
   v.caveats = audit.run_wide();
+  v.cited = audit.cited(v);
   v.lines = verdict_lines(v);
   return v;
 }

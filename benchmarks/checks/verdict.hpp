@@ -14,12 +14,19 @@
 
 namespace solvebench::bench {
 
-// A kind of audit finding as an entry of the verdict shows it: once, with the rows it covers.
+// A kind of audit finding as an entry of the verdict cites it: by number (finding_mark), never
+// by repeating its message, which the audit (and verdict.md's list of caveats) says once.
 struct verdict_caveat {
-  std::string rule, severity, message;  // message: the first finding's
-  std::size_t findings = 1;             // how many findings of this rule touch the entry
-  std::vector<std::string> rows;        // the rows they name
+  std::string rule, severity;
+  std::vector<std::size_t> findings;  // the findings of this rule that touch the entry: indices into the audit's
+  std::vector<std::string> rows;      // the rows they name
   bool operator==(const verdict_caveat& o) const { return rule == o.rule && severity == o.severity; }
+};
+
+// A finding the verdict cites, as verdict.md lists it.
+struct cited_finding {
+  std::size_t index = 0;  // in the audit's findings: cited as finding_mark(index)
+  finding what;
 };
 
 struct speedup_point {
@@ -143,7 +150,8 @@ struct batched_verdict {
 };
 
 struct run_verdict {
-  // From the context: gpu_name, host_name, blas_vendor, blas_version, gpu_rows (absent: empty).
+  // From the context: gpu_name, host_name, blas_vendor, blas_version, gpu_rows, cpu_energy (absent:
+  // empty).
   std::vector<std::pair<std::string, std::optional<std::string>>> machine;
   bool has_gpu_rows = false;
   std::size_t rows_passed = 0, rows_failed = 0;
@@ -152,7 +160,8 @@ struct run_verdict {
   std::vector<mixed_verdict> mixed;
   std::vector<mixed_cell> mixed_map;
   std::vector<batched_verdict> batched;
-  std::vector<verdict_caveat> caveats;  // findings without rows: they concern the whole run
+  std::vector<verdict_caveat> caveats;  // warnings and timing bugs without rows: they concern the whole run
+  std::vector<cited_finding> cited;     // every finding cited above, in the audit's order (each once)
   std::vector<std::string> lines;       // the verdict in sentences
 };
 

@@ -1,4 +1,5 @@
-// The display on stdout: a table with one header (console) or Google Benchmark's JSON document.
+// The table on stdout (and in --benchmark_out_format=console): a row a line, from the run as the
+// checks read it, once the run is over.
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -6,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "checks/load.hpp"
 #include "checks/output.hpp"
 #include "checks/text.hpp"
 #include "core/printers.hpp"
@@ -17,23 +19,6 @@ std::optional<double> get(const json& e, const char* key) {
   const auto it = e.find(key);
   if (it == e.end() || !it->is_number()) return std::nullopt;
   return it->get<double>();
-}
-
-// 1.23 s, 45.6 ms, 789 us, 12.3 ns: a unit that shows three digits.
-std::string time_text(double ns) {
-  if (!(ns >= 0)) return "–";
-  if (ns >= 1e9) return sig3(ns / 1e9) + " s";
-  if (ns >= 1e6) return sig3(ns / 1e6) + " ms";
-  if (ns >= 1e3) return sig3(ns / 1e3) + " us";
-  return sig3(ns) + " ns";
-}
-
-double to_ns(const json& e) {
-  const auto t = get(e, "real_time");
-  if (!t) return std::nan("");
-  static const std::map<std::string, double> ns_per = {{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}};
-  const auto unit = e.value("time_unit", std::string("ns"));
-  return *t * (ns_per.count(unit) ? ns_per.at(unit) : 1);
 }
 
 // Lines stay within this many characters, more only where a row's name is longer than its column.
@@ -83,91 +68,81 @@ std::vector<std::string> notes_of(const json& e) {
   return out;
 }
 
-class console_printer final : public printer {
- public:
-  console_printer(const display_options& o, std::ostream& out) : o_(o), out_(out), header_(o.continued) {}
-  void rows(const std::vector<row_entry>& runs) override {
-    for (const auto& r : runs) {
-      if (o_.aggregates_only && !r.aggregate && !r.failed) continue;
-      if (!header_) print_header();
-      out_ << line(r) << "\n";
-    }
-    out_.flush();
-  }
+std::string pad(std::string s, std::size_t w) {
+  if (s.size() < w) s.resize(w, ' ');
+  return s;
+}
+std::string right(const std::string& s, std::size_t w) {
+  return s.size() >= w ? s : std::string(w - s.size(), ' ') + s;
+}
 
- private:
-  void print_header() {
-    header_ = true;
-    const std::string head = pad("row", o_.name_width) + " " + right("time", 9) + " " + right("±noise", 8) + " " +
-                             right("calls", 6) + " " + right("GFLOP/s", 9) + " " + right("resid", 8) + "  notes";
-    out_ << head << "\n" << std::string(console_width, '-') << "\n";
-  }
-  static std::string pad(std::string s, std::size_t w) {
-    if (s.size() < w) s.resize(w, ' ');
-    return s;
-  }
-  static std::string right(const std::string& s, std::size_t w) {
-    return s.size() >= w ? s : std::string(w - s.size(), ' ') + s;
-  }
-  std::string line(const row_entry& r) const {
-    const json& e = r.entry;
-    std::string name = r.name;
-    if (r.aggregate) name += " " + e.value("aggregate_name", std::string());
-    const std::string shown = name.size() > o_.name_width ? name : pad(name, o_.name_width);
-    const std::size_t limit = console_width + shown.size() - o_.name_width;
-    if (r.failed) {
-      const std::string msg = e.value("error_message", std::string("failed"));
-      return flow(shown + " " + (o_.color ? "\033[31m" : "") + "ERROR", words_of(msg), limit, o_.name_width + 7) +
-             (o_.color ? "\033[0m" : "");
-    }
-    if (r.aggregate && e.value("aggregate_unit", std::string()) == "percentage") {
-      const auto cv = get(e, "real_time");
-      return shown + " " + right(cv ? percent(*cv) : "–", 9);
-    }
-    const auto noise = get(e, "noise_pct");
-    const auto rate = get(e, "GFLOP/s");
-    const auto resid = get(e, "resid");
-    const auto calls = get(e, "iterations");
-    const std::string columns =
-        shown + " " + right(time_text(to_ns(e)), 9) + " " + right(noise ? "±" + sig3(*noise) + "%" : "", 8) + " " +
-        right(calls && !r.aggregate ? format("%.0f", *calls) : "", 6) + " " + right(rate ? sig3(*rate) : "", 9) + " " +
-        right(resid && !r.aggregate ? plain(*resid) : "", 8) + " ";
-    // The notes may take a row's line 20 characters further, so that its numbers and its notes
-    // mostly share one line; what is left of them continues below. ±: one column, two bytes.
-    return flow(columns, notes_of(e), limit + 20 + (noise ? 1 : 0), o_.name_width + 1);
-  }
+std::string count_of(int n, const std::string& what) {
+  const bool es = !what.empty() && what.back() == 's';
+  return std::to_string(n) + " " + what + (n == 1 ? "" : es ? "es" : "s");
+}
 
-  display_options o_;
-  std::ostream& out_;
-  bool header_ = false;
-};
+// What the +- column is, said once above the header: how many rounds and processes it comes from.
+std::string what_the_interval_is(const display_options& o) {
+  const std::string from = o.processes > 1
+                               ? count_of(o.processes, "process") + " of " + count_of(o.rounds, "round") + " each"
+                               : count_of(o.rounds, "round") + " in one process";
+  std::string text = "time: the median of a row's rounds; ±: a re-run lands within it 19 times in 20, from " + from +
+                     " (a row with fewer says so)";
+  if (o.processes == 1) text += "; what differs between processes is not in it: --processes=3 measures that";
+  return wrap(text, console_width, "") + "\n";
+}
 
-// --benchmark_format=json: Google Benchmark's document on stdout, once the run is over.
-class json_printer final : public printer {
- public:
-  json_printer(const display_options& o, std::ostream& out) : o_(o), out_(out) {}
-  void context(const json& c) override { doc_["context"] = c; }
-  void rows(const std::vector<row_entry>& runs) override {
-    for (const auto& r : runs)
-      if (!o_.aggregates_only || r.aggregate || r.failed) benchmarks_.push_back(r.entry);
+std::string row_line(const row_record& r, const display_options& o) {
+  const std::string shown = r.name.size() > o.name_width ? r.name : pad(r.name, o.name_width);
+  const std::size_t limit = console_width + shown.size() - o.name_width;
+  if (!r.error.empty()) {
+    const std::string msg = (r.skipped ? std::string(refusal_prefix) : std::string()) + r.error;
+    return flow(shown + " " + (o.color ? "\033[31m" : "") + "ERROR", words_of(msg), limit, o.name_width + 7) +
+           (o.color ? "\033[0m" : "");
   }
-  void finish() override {
-    doc_["benchmarks"] = benchmarks_;
-    out_ << json_text(doc_, 2) << std::endl;
+  json e = json::object();  // the counters' medians over the rounds, for the notes
+  for (const auto& [key, values] : r.counters)
+    if (!values.empty()) e[key] = median(values);
+  const auto noise = r.noise_pct();
+  const auto rate = r.counter("GFLOP/s");
+  const auto resid =
+      r.counters.count("resid")
+          ? std::optional<double>(*std::max_element(r.counters.at("resid").begin(), r.counters.at("resid").end()))
+          : std::nullopt;
+  double calls = 0;
+  if (const auto it = r.counters.find("samples"); it != r.counters.end())
+    for (double c : it->second) calls += c;
+  std::vector<std::string> notes = notes_of(e);
+  const int rounds = static_cast<int>(r.times_ms.size());
+  if (rounds < o.rounds * o.processes || !noise) {
+    if (!notes.empty()) notes.back() += ",";
+    notes.push_back(count_of(rounds, "round") + (noise ? "" : ": ± unknown"));
   }
-
- private:
-  display_options o_;
-  std::ostream& out_;
-  json doc_ = json::object();
-  json benchmarks_ = json::array();
-};
+  const std::string columns = shown + " " + right(time_text(r.median_ms() * 1e6), 9) + " " +
+                              right(noise ? "±" + sig3(*noise) + "%" : "", 8) + " " +
+                              right(calls > 0 ? format("%.0f", calls) : "", 6) + " " +
+                              right(rate ? sig3(*rate) : "", 9) + " " + right(resid ? plain(*resid) : "", 8) + " ";
+  // The notes may take a row's line 20 characters further, so that its numbers and its notes
+  // mostly share one line; what is left of them continues below. ±: one column, two bytes.
+  return flow(columns, notes, limit + 20 + (noise ? 1 : 0), o.name_width + 1);
+}
 
 }  // namespace
 
-std::unique_ptr<printer> make_display(const display_options& o, std::ostream& out) {
-  if (o.format == "json") return std::make_unique<json_printer>(o, out);
-  return std::make_unique<console_printer>(o, out);
+std::string time_text(double ns) {
+  if (!(ns >= 0)) return "–";
+  if (ns >= 1e9) return sig3(ns / 1e9) + " s";
+  if (ns >= 1e6) return sig3(ns / 1e6) + " ms";
+  if (ns >= 1e3) return sig3(ns / 1e3) + " us";
+  return sig3(ns) + " ns";
+}
+
+std::string render_table(const run_summary& run, const display_options& o) {
+  std::string out = what_the_interval_is(o);
+  out += pad("row", o.name_width) + " " + right("time", 9) + " " + right("±re-run", 8) + " " + right("calls", 6) + " " +
+         right("GFLOP/s", 9) + " " + right("resid", 8) + "  notes\n" + std::string(console_width, '-') + "\n";
+  for (const auto& r : run.rows) out += row_line(r, o) + "\n";
+  return out;
 }
 
 }  // namespace solvebench::bench

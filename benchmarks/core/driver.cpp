@@ -7,19 +7,23 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <regex>
 
 #include "checks/render.hpp"
+#include "checks/text.hpp"
 #include "core/environment.hpp"
 #include "core/gb_flags.hpp"
 #include "core/harness.hpp"
 #include "core/outputs.hpp"
 #include "core/printers.hpp"
+#include "core/rounds.hpp"
 #include "solvebench/config.hpp"
 #include "solvebench/cpu_facts.hpp"
 #include "solvebench/cpu_load.hpp"
 #include "solvebench/lapack.hpp"
+#include "solvebench/rapl.hpp"
 
 extern char** environ;
 
@@ -27,8 +31,6 @@ namespace solvebench::bench {
 namespace {
 
 constexpr bool gb_1_8 = SOLVE_BENCH_GBENCH_1_8 != 0;
-constexpr const char* reexec_variable = "SOLVE_BENCH_REEXEC_DEPTH";
-constexpr int max_reexec = 32;
 
 std::string usage(const program& p) {
   return p.about + "\n" + p.name + " flags (each also read from the environment variable in brackets; flags win):\n" +
@@ -38,10 +40,11 @@ std::string usage(const program& p) {
          "  --benchmark_filter=REGEX        run the rows whose name matches (extended regex; a leading -\n"
          "                                  negates: --benchmark_filter=-_batched runs every row but the\n"
          "                                  batched ones)\n"
-         "  --benchmark_repetitions=N       repeat each row N times (mean, median, stddev, cv follow)\n"
+         "  --benchmark_repetitions=N       N rounds, the same as --rounds=N (each a repetition in the JSON;\n"
+         "                                  mean, median, stddev, cv follow)\n"
          "  --benchmark_out=FILE --benchmark_out_format=json|csv|console   results, written whole at the end\n"
-         "  --benchmark_min_time=SECONDS    timed seconds each row samples at least (default 0.25; 0.25s also\n"
-         "                                  works); N x (100x): exactly N timed calls per row\n"
+         "  --benchmark_min_time=SECONDS    timed seconds each round of a row samples at least (default 0.05;\n"
+         "                                  0.05s also works); N x (100x): exactly N timed calls per round\n"
          "  --benchmark_report_aggregates_only, --benchmark_display_aggregates_only, --benchmark_format=json\n"
          "Examples:\n"
          "  " +
@@ -51,58 +54,68 @@ std::string usage(const program& p) {
          p.name + " --sizes=1024 --benchmark_filter='gesv'   dense solves at n = 1024\n\n" + exit_status_help();
 }
 
-// Cost of a row relative to others, from its size (the ETA scales it by what rows really take).
-double estimated_cost(const row_id& id) {
-  const double n = static_cast<double>(id.n), k = static_cast<double>(id.nrhs.value_or(1));
-  double flops = 2 * n * n * n / 3;
-  if (id.op == "posv" || id.op == "potrf") flops /= 2;
-  if (id.op == "gemm") flops *= 3;
-  if (id.op == "getrs" || id.op == "potrs") flops = 2 * n * n * k;
-  flops *= static_cast<double>(id.int_axis("batch").value_or(1));
-  const double rate = id.device == "gpu" ? 2e13 : 1e11;
-  return 0.3 + 6 * flops / rate + n * n * 2e-9;
-}
-
-std::vector<planned_row> plan_rows(const std::vector<std::string>& names, const std::string& filter) {
-  std::vector<planned_row> out;
+// The registered rows the filter selects, in registration order (Google Benchmark is given
+// these, one round at a time, and spec "." so that it selects exactly them).
+std::vector<std::string> select_rows(const std::vector<std::string>& names, const std::string& filter) {
+  std::vector<std::string> out;
   for (const auto& name : names)
-    if (matches_filter(filter, name + "/manual_time"))
-      if (const row_id* id = registered_id(name)) out.push_back({name, estimated_cost(*id)});
+    if (matches_filter(filter, name + "/manual_time")) out.push_back(name);
   return out;
 }
 
-// Re-executes this binary with --resume=LOG, so that the rows a broken GPU context could not
-// run get a fresh process; returns only if that fails.
-void rerun_deferred(int argc, char** argv, const std::string& live) {
-  const char* depth_text = std::getenv(reexec_variable);
-  const int depth = depth_text ? std::atoi(depth_text) : 0;
-  if (depth >= max_reexec) return;
-  setenv(reexec_variable, std::to_string(depth + 1).c_str(), 1);
-  std::vector<std::string> args;
-  for (int i = 0; i < argc; ++i)
-    if (std::strncmp(argv[i], "--resume=", 9) != 0) args.emplace_back(argv[i]);
-  args.push_back("--resume=" + live);
-  std::vector<char*> c_args;
-  for (auto& a : args) c_args.push_back(a.data());
-  c_args.push_back(nullptr);
-  std::cerr << "solve_bench: " << deferred_rows().size()
-            << " row(s) could not run in this process (the GPU context is broken); running them in a fresh one\n"
-            << std::flush;
-  execv("/proc/self/exe", c_args.data());
-  std::cerr << "solve_bench: could not start a fresh process: " << std::strerror(errno) << "\n";
+// --benchmark_repetitions=N is --rounds=N; --processes needs a binary that may re-execute itself.
+void settle_rounds(const program& p, const gb_settings& gb) {
+  common_options& o = *p.common;
+  if (gb.repetitions > 0) {
+    if (o.rounds_given && o.rounds != gb.repetitions)
+      throw usage_error("--benchmark_repetitions=" + std::to_string(gb.repetitions) +
+                        " and --rounds=" + std::to_string(o.rounds) + " disagree (both set the rounds of each row)");
+    o.rounds = gb.repetitions;
+  }
+  if (o.processes > 1 && !p.can_reexec)
+    throw usage_error("--processes=" + std::to_string(o.processes) + ": " + p.name +
+                      " cannot start processes of its own (mpirun starts its ranks); run it " +
+                      std::to_string(o.processes) + " times and pool the runs: solve_bench_checks A.json B.json ...");
+}
+
+// The rows log's documents, one a line (rows_log_for_resume has cut a torn last line off).
+std::vector<json> log_lines(const std::string& text) {
+  std::vector<json> out;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t end = std::min(text.find('\n', start), text.size());
+    try {
+      if (end > start) out.push_back(json::parse(text.substr(start, end - start)));
+    } catch (const json::exception&) {
+    }
+    start = end + 1;
+  }
+  return out;
+}
+
+// The registered order first (the table reads as the sweep was declared), then rows only the
+// log has.
+void in_registered_order(run_summary& run) {
+  std::map<std::string, std::size_t> rank;
+  for (const auto& name : registered_names()) rank.emplace(name, rank.size());
+  std::stable_sort(run.rows.begin(), run.rows.end(), [&](const row_record& a, const row_record& b) {
+    const auto ia = rank.find(a.name), ib = rank.find(b.name);
+    return (ia == rank.end() ? rank.size() : ia->second) < (ib == rank.end() ? rank.size() : ib->second);
+  });
 }
 
 // Reporter for the ranks other than the root: they run every row (they must, for the
 // collectives) but print nothing; the bridge still takes each row's samples.
-std::unique_ptr<bridge> silent_bridge() { return std::make_unique<bridge>(std::vector<printer*>{}); }
+std::unique_ptr<bridge> silent_bridge(printer* plan) { return std::make_unique<bridge>(std::vector<printer*>{plan}); }
 
 }  // namespace
 
 std::string exit_status_help() {
   return "Exit status: 0 every row ran and passed its checks; 1 a row failed (its error is in the output and\n"
-         "the JSON) or an output could not be written; 2 bad flags, environment values or output paths;\n"
-         "3 (solve_bench_mpi) the ranks fell out of step; 4 nothing was measured (no row matched, or every\n"
-         "row was refused): earlier results are left as they were.\n";
+         "the JSON), an output could not be written, or an internal error (one line: a bug); 2 bad flags,\n"
+         "environment values or output paths; 3 (solve_bench_mpi) the ranks fell out of step;\n"
+         "4 nothing was measured (no row matched, or every row was refused): earlier results are left as\n"
+         "they were.\n";
 }
 
 void add_common_context(const common_options& opt) {
@@ -115,6 +128,7 @@ void add_common_context(const common_options& opt) {
   benchmark::AddCustomContext("blas_version", blas.version);
   benchmark::AddCustomContext("blas_config", blas.blas_config);
   benchmark::AddCustomContext("blas_core", blas.blas_core);
+  benchmark::AddCustomContext("blas_variant", blas.blas_variant);
   benchmark::AddCustomContext("blas_threads", std::to_string(blas.blas_threads));
   benchmark::AddCustomContext("blas_library", blas.blas_library);
   benchmark::AddCustomContext("lapack_version", blas.lapack_version);
@@ -123,15 +137,22 @@ void add_common_context(const common_options& opt) {
   benchmark::AddCustomContext("matrix_kind_lu", opt.kind ? to_string(*opt.kind) : "uniform");
   benchmark::AddCustomContext("matrix_kind_cholesky", opt.kind ? to_string(*opt.kind) : "spd");
   const sampling& s = sampling_policy();
-  benchmark::AddCustomContext("sampling",
-                              s.exact > 0
-                                  ? std::to_string(s.exact) + " timed calls per row"
-                                  : "at least " + std::to_string(s.min_samples) + " calls and " +
-                                        std::to_string(s.min_time) + " s per row, then until the median is known to " +
-                                        std::to_string(s.max_noise_pct) + "% or " + std::to_string(s.max_time) +
-                                        " s; one call past " + std::to_string(s.long_cap) + " s");
+  benchmark::AddCustomContext(
+      "sampling",
+      "each row in " + std::to_string(opt.rounds) + " rounds per process, " + std::to_string(opt.processes) +
+          " process(es); a round: its problem built anew, " +
+          (s.exact > 0 ? std::to_string(s.exact) + " timed calls"
+                       : "at least " + std::to_string(s.min_samples) + " call(s) and " + format("%g", s.min_time) +
+                             " s, then, with " + std::to_string(s.noise_samples) +
+                             " calls or more, until its median is known to " + format("%g", s.max_noise_pct) + "% or " +
+                             format("%g", s.max_time) + " s") +
+          "; a call of " + format("%g", s.long_cap) + " s or more is its own warm-up; no further round once a " +
+          "row's rounds have taken " + format("%g", s.round_budget) + " s a round asked for");
+  benchmark::AddCustomContext("rounds", std::to_string(opt.rounds));
+  benchmark::AddCustomContext("processes", std::to_string(opt.processes));
   for (const auto& [key, value] : environment_facts()) benchmark::AddCustomContext(key, value);
-  for (const auto& group : {cpu::cpu_peak_facts(), cpu::blas_core_facts(blas.blas_core), cpu::load_facts_at_start()})
+  for (const auto& group :
+       {cpu::cpu_peak_facts(), cpu::blas_core_facts(blas.blas_core), cpu::load_facts_at_start(), rapl::energy_facts()})
     for (const auto& [key, value] : group) benchmark::AddCustomContext(key, value);
 }
 
@@ -192,8 +213,10 @@ int run_program(program& p, int argc, char** argv) {
       }
     }
     if (problem.empty() && p.check_gb_flags) p.check_gb_flags(gb_args);
+    if (problem.empty()) settle_rounds(p, gb);
     if (problem.empty()) problem = why_blas_kernels_cannot_run();
-    if (problem.empty() && p.root && !gb.list_tests) plan = plan_outputs(*p.common, gb, p.name);
+    if (problem.empty() && p.root && !gb.list_tests)
+      plan = plan_outputs(*p.common, gb, p.name, continued_with_temporary_log());
   } catch (const usage_error& e) {
     problem = e.what();
   }
@@ -203,8 +226,11 @@ int run_program(program& p, int argc, char** argv) {
     return exit_code::usage;
   }
 
+  // --resume (and every process a run re-executes): the rounds the log holds. Every rank learns
+  // the root's log, so that all of them run the same rounds.
+  std::string log_text;
   try {
-    if (plan.appending) set_finished_rows(finished_rows(plan.live));
+    if (plan.appending) log_text = rows_log_for_resume(plan.live);
   } catch (const std::exception& e) {
     problem = e.what();
   }
@@ -213,36 +239,47 @@ int run_program(program& p, int argc, char** argv) {
     if (p.root) std::cerr << p.name << ": " << problem << "\n";
     return exit_code::usage;
   }
+  log_text = p.from_root(log_text);
 
-  std::vector<std::string> names;  // in registration order, for the progress plan
   p.register_rows();
   add_common_context(*p.common);
   if (p.add_context) p.add_context();
+  const std::vector<std::string> selected = select_rows(registered_names(), benchmark::GetBenchmarkFilter());
 
   if (gb.list_tests) {
-    if (p.root) benchmark::RunSpecifiedBenchmarks();
+    register_with_gbench(selected);
+    if (p.root && !selected.empty()) benchmark::RunSpecifiedBenchmarks(".");
     benchmark::Shutdown();
     return exit_code::ok;
   }
 
+  round_design design;
+  design.rounds = p.common->rounds;
+  design.processes = p.common->processes;
+  design.seed = p.common->seed;
+  design.round_budget = sampling_policy().round_budget;
+  design.budget_on_wall = !p.ranks_in_step;
+  design.min_time = sampling_policy().min_time;
+  round_plan rounds(selected, design);
+  for (const auto& line : log_lines(log_text)) rounds.take(line);
+  if (continued_run()) quiet_probe_notes();
+  const int process = rounds.process_to_run();
+
   std::unique_ptr<rows_log> log;
-  std::unique_ptr<printer> display, progress;
+  std::unique_ptr<printer> progress;
   std::unique_ptr<bridge> reporter;
   try {
     if (p.root) {
       log = std::make_unique<rows_log>(plan.live, plan.appending);
-      display_options o;
-      o.format = gb.display_format;
-      o.aggregates_only = gb.display_aggregates_only || gb.report_aggregates_only;
-      o.color = gb.color == "true" || (gb.color == "auto" && isatty(STDOUT_FILENO));
-      o.continued = std::getenv(reexec_variable) != nullptr;
-      for (const auto& name : registered_names())
-        o.name_width = std::max(o.name_width, std::min<std::size_t>(name.size(), 60));
-      display = make_display(o, std::cout);
-      progress = make_progress(plan_rows(registered_names(), benchmark::GetBenchmarkFilter()));
-      reporter = std::make_unique<bridge>(std::vector<printer*>{log.get(), display.get(), progress.get()});
+      progress_options o;
+      o.mode = p.common->progress;
+      o.started_epoch_s = run_started_epoch_s();
+      progress = make_progress(
+          o, [&rounds] { return rounds.count(); },
+          [&rounds](const std::string& row) { return rounds.expected_s(row); });
+      reporter = std::make_unique<bridge>(std::vector<printer*>{log.get(), &rounds, progress.get()});
     } else {
-      reporter = silent_bridge();
+      reporter = silent_bridge(&rounds);
     }
   } catch (const std::exception& e) {
     problem = e.what();
@@ -252,7 +289,18 @@ int run_program(program& p, int argc, char** argv) {
     if (p.root) std::cerr << p.name << ": " << problem << "\n";
     return exit_code::usage;
   }
-  benchmark::RunSpecifiedBenchmarks(reporter.get());
+  set_row_start_hook([&reporter](const std::string& row) { reporter->starts(row); });
+  for (int round = 0; process >= 0 && round < design.rounds; ++round) {
+    const std::vector<std::string> now = rounds.rows_for(process, round);
+    if (now.empty()) continue;
+    set_round({process, round, design.rounds, design.processes});
+    register_with_gbench(now);
+    benchmark::RunSpecifiedBenchmarks(reporter.get(), ".");
+    if (!output_failure().empty() || !deferred_rows().empty()) break;  // deferred: a fresh process goes on
+  }
+  reporter->finish_run();
+  set_row_start_hook(nullptr);
+  benchmark::ClearRegisteredBenchmarks();
   release_fixtures();
   if (p.release) p.release();
   benchmark::Shutdown();
@@ -264,9 +312,20 @@ int run_program(program& p, int argc, char** argv) {
     std::cerr << p.name << ": " << output_failure() << "; earlier results are left as they were\n";
     return exit_code::row_failed;
   }
-  if (!deferred_rows().empty() && p.can_reexec && written > 0) {
+  if (p.can_reexec && written > 0 && problems.empty()) {
+    const int next = rounds.process_to_run();
     log.reset();  // closed (and unlocked) before the fresh process appends to it
-    rerun_deferred(argc, argv, plan.live);
+    if (!deferred_rows().empty())
+      continue_in_fresh_process(argc, argv, plan.live,
+                                std::to_string(deferred_rows().size()) +
+                                    " row(s) could not run in this process (the GPU context is broken); running them "
+                                    "in a fresh one",
+                                true, plan.temporary);
+    else if (next > process)
+      continue_in_fresh_process(argc, argv, plan.live,
+                                "process " + std::to_string(process + 1) + " of " + std::to_string(design.processes) +
+                                    " done; process " + std::to_string(next + 1) + " starts",
+                                false, plan.temporary);
   }
   // Otherwise the log stays locked until it is settled: a second run cannot truncate it
   // between the last row and the files written from it.
@@ -274,7 +333,7 @@ int run_program(program& p, int argc, char** argv) {
   run_summary run;
   try {
     // No row written nor resumed (no row matched): the log holds not even a context.
-    if (written > 0 || rows_resumed() > 0) run = read_rows_log(plan.live);
+    if (written > 0 || plan.appending) run = read_rows_log(plan.live);
   } catch (const std::exception& e) {
     std::cerr << p.name << ": " << e.what() << "\n";
     return exit_code::row_failed;
@@ -285,19 +344,34 @@ int run_program(program& p, int argc, char** argv) {
     std::cerr << p.name << ": nothing was measured ("
               << (run.rows.empty() ? "no row matched the filter" : "every row was refused: see above")
               << "); earlier results are left as they were\n";
-    for (const auto& s : skipped_rows()) std::cerr << "  skipped " << s << "\n";
+    for (const auto& r : run.rows)
+      if (r.skipped) std::cerr << "  skipped " << r.name << ": " << r.error << "\n";
     return exit_code::nothing_measured;
   }
+  in_registered_order(run);
 
   const audit_report audit = run_audit(run);
   const run_verdict verdict = make_verdict(run, audit.findings);
-  std::ostream& out = gb.display_format == "json" ? std::cerr : std::cout;
+  const bool json_display = gb.display_format == "json";
+  std::ostream& out = json_display ? std::cerr : std::cout;
   const auto files = check_files_for(plan.base);
+  display_options shown;
+  shown.color = gb.color == "true" || (gb.color == "auto" && isatty(STDOUT_FILENO));
+  shown.rounds = design.rounds;
+  shown.processes = design.processes;
+  for (const auto& r : run.rows)
+    shown.name_width = std::max(shown.name_width, std::min<std::size_t>(r.name.size(), 60));
+  try {
+    if (json_display) std::cout << results_text(plan, gb, run, "json") << std::flush;
+    else std::cout << render_table(run, shown) << std::flush;
+  } catch (const std::exception& e) {
+    problems.push_back(e.what());
+  }
   out << "\n"
       << audit_console(audit, plan.base.empty() ? "" : files.audit) << "\n"
       << verdict_console(verdict) << std::flush;
   try {
-    write_results(plan, gb);
+    write_results(plan, gb, run);
     if (!plan.base.empty()) write_check_files(plan.base, audit, verdict);
     settle_rows_log(plan);
   } catch (const std::exception& e) {
@@ -306,14 +380,14 @@ int run_program(program& p, int argc, char** argv) {
   if (!plan.out.empty() && problems.empty()) std::cerr << p.name << ": results in " << plan.out << "\n";
 
   for (const auto& m : problems) std::cerr << p.name << ": " << m << "\n";
-  const auto& skipped = skipped_rows();
-  if (!skipped.empty()) {
-    std::cerr << p.name << ": " << skipped.size() << " row(s) refused:\n";
-    for (const auto& s : skipped) std::cerr << "  " << s << "\n";
-  }
-  std::size_t failed = 0;
+  std::size_t failed = 0, refused = 0;
   for (const auto& r : run.rows)
-    if (!r.error.empty() && !r.skipped) ++failed;
+    if (!r.error.empty()) ++(r.skipped ? refused : failed);
+  if (refused > 0) {
+    std::cerr << p.name << ": " << refused << " row(s) refused:\n";
+    for (const auto& r : run.rows)
+      if (r.skipped) std::cerr << "  " << r.name << ": " << r.error << "\n";
+  }
   if (failed > 0) {
     std::cerr << p.name << ": " << failed << " row(s) failed:\n";
     for (const auto& r : run.rows)

@@ -33,9 +33,13 @@ struct program {
   // Whether a row that could not run in this process (the GPU's context broken by an earlier
   // row) may be run by a fresh one: the binary re-executes itself with --resume.
   bool can_reexec = true;
-  // Distributed runs: only the root reports; every rank must learn the first rank's problem.
+  // Distributed runs: only the root reports; every rank must learn the first rank's problem; the
+  // ranks run in step, so what decides a row's rounds must be what every rank measures alike.
   bool root = true;
+  bool ranks_in_step = false;
   std::function<std::string(const std::string& mine)> agree = [](const std::string& mine) { return mine; };
+  // The root's text, as every rank learns it (the rows log a resumed run continues).
+  std::function<std::string(const std::string& root_text)> from_root = [](const std::string& text) { return text; };
   std::function<void(const std::vector<std::string>& gb_flags)> check_gb_flags;  // may throw usage_error
 };
 

@@ -58,6 +58,14 @@ row_entry entry_of(const Run& run) {
     e["id"] = fields;
     for (const auto& [key, value] : fields.items()) e[key] = value;  // flat too, for tables
   }
+  if (!out.aggregate) {  // the round this run was (core/rounds.hpp); rounds, processes: what the run plans
+    const round_slot& at = current_round();
+    for (const auto& [key, value] : {std::pair<const char*, int>{"round", at.round},
+                                     {"process", at.process},
+                                     {"rounds", at.rounds},
+                                     {"processes", at.processes}})
+      e[key] = value;
+  }
   std::string message;
   if (failed(run, &message)) {
     out.failed = true;
@@ -78,12 +86,15 @@ row_entry entry_of(const Run& run) {
   e["cpu_time"] = number(fraction ? run.cpu_accumulated_time : run.GetAdjustedCPUTime() / calls);
   e["time_unit"] = unit_name(run.time_unit);
   if (!run.report_label.empty()) e["label"] = run.report_label;
-  for (const auto& [key, counter] : run.counters) e[key] = number(counter.value);
+  for (const auto& [key, counter] : run.counters)
+    if (!e.contains(key)) e[key] = number(counter.value);
   if (samples) e["samples_ms"] = samples->ms;
   return out;
 }
 
 bool bridge::ReportContext(const Context& context) {
+  if (context_said_) return true;
+  context_said_ = true;
   // Google Benchmark's own serialisation of the context (host, CPU, caches, load, and every
   // AddCustomContext key), read back as JSON.
   std::ostringstream text;
@@ -118,7 +129,15 @@ void bridge::ReportRuns(const std::vector<Run>& runs) {
   }
 }
 
-void bridge::Finalize() {
+void bridge::starts(const std::string& row) {
+  try {
+    for (auto* p : printers_) p->starts(row);
+  } catch (const std::exception& e) {
+    set_output_failure(e.what());
+  }
+}
+
+void bridge::finish_run() {
   try {
     for (auto* p : printers_) p->finish();
   } catch (const std::exception& e) {

@@ -1,4 +1,5 @@
-// The cores available (lib: cpu_facts.hpp), the thread variables and the cpufreq governors.
+// The cores available (lib: cpu_facts.hpp), the thread variables, the cpufreq governors and the
+// huge page settings (lib: matrix.hpp).
 #include "core/environment.hpp"
 
 #include <cstdlib>
@@ -8,6 +9,7 @@
 #include <system_error>
 
 #include "solvebench/cpu_facts.hpp"
+#include "solvebench/matrix.hpp"
 
 namespace solvebench::bench {
 
@@ -39,9 +41,11 @@ std::string cpu_governors(const std::string& cpu_root) {
 }
 
 std::vector<std::pair<std::string, std::string>> environment_facts() {
-  return {{"cores_available", std::to_string(cores_available())},
-          {"thread_env", thread_env()},
-          {"cpu_governor", cpu_governors()}};
+  std::vector<std::pair<std::string, std::string>> facts{{"cores_available", std::to_string(cores_available())},
+                                                         {"thread_env", thread_env()},
+                                                         {"cpu_governor", cpu_governors()}};
+  for (auto& fact : host_memory_facts()) facts.push_back(std::move(fact));
+  return facts;
 }
 
 }  // namespace solvebench::bench

@@ -52,13 +52,16 @@ void parse_min_time(const std::string& what, const std::string& v, sampling& s) 
   s.min_time = t;
   s.max_time = std::max(s.max_time, 4 * t);
   s.long_cap = std::max(s.long_cap, 20 * t);
+  s.round_budget = std::max(s.round_budget, 4 * t);
 }
 
-void check_repetitions(const std::string& what, const std::string& v) {
+// --benchmark_repetitions=N: N rounds (solve_bench runs them itself, core/rounds.hpp).
+int parse_repetitions(const std::string& what, const std::string& v) {
   char* end = nullptr;
   const long long n = std::strtoll(v.c_str(), &end, 10);
-  if (v.empty() || *end != '\0' || n < 1 || n > 100000)
-    throw usage_error(what + ": '" + v + "' is not a number of repetitions from 1 to 100000");
+  if (v.empty() || *end != '\0' || n < 1 || n > 10000)
+    throw usage_error(what + ": '" + v + "' is not a number of repetitions from 1 to 10000");
+  return static_cast<int>(n);
 }
 
 // Applies one of the flags solve_bench carries out; false when `key` is not one of them.
@@ -70,6 +73,8 @@ bool apply(const std::string& what, const std::string& key, const std::string& v
     s.out_format = one_of(what, value, {"json", "csv", "console"});
   } else if (key == "benchmark_format") {
     s.display_format = one_of(what, value, {"console", "json"});
+  } else if (key == "benchmark_repetitions") {
+    s.repetitions = parse_repetitions(what, value);
   } else if (key == "benchmark_min_time") {
     parse_min_time(what, value, s.timing);
   } else if (key == "benchmark_report_aggregates_only") {
@@ -92,6 +97,7 @@ constexpr const char* env_taken[] = {"BENCHMARK_OUT",
                                      "BENCHMARK_OUT_FORMAT",
                                      "BENCHMARK_FORMAT",
                                      "BENCHMARK_MIN_TIME",
+                                     "BENCHMARK_REPETITIONS",
                                      "BENCHMARK_REPORT_AGGREGATES_ONLY",
                                      "BENCHMARK_DISPLAY_AGGREGATES_ONLY",
                                      "BENCHMARK_TIME_UNIT",
@@ -109,8 +115,6 @@ std::vector<std::string> take_gb_flags(int argc, char** argv, gb_settings& s, bo
     unsetenv(var);  // Google Benchmark must not act on it too
     apply(std::string("environment variable ") + var, key, value, s);
   }
-  if (const char* v = std::getenv("BENCHMARK_REPETITIONS"))
-    check_repetitions("environment variable BENCHMARK_REPETITIONS", v);
   std::vector<std::string> gb{argv[0]};
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -123,7 +127,6 @@ std::vector<std::string> take_gb_flags(int argc, char** argv, gb_settings& s, bo
     const std::string value = eq == std::string::npos ? "" : arg.substr(eq + 1);
     const std::string what = "--" + key;
     if (apply(what, key, value, s)) continue;
-    if (key == "benchmark_repetitions") check_repetitions(what, value);
     if (key == "benchmark_list_tests") s.list_tests = parse_bool(what, value);
     if (key == "benchmark_filter" && eq == std::string::npos)
       throw usage_error(what + " needs a value: " + what + "=REGEX");
@@ -134,6 +137,7 @@ std::vector<std::string> take_gb_flags(int argc, char** argv, gb_settings& s, bo
 
 std::vector<std::string> flags_for_gb(bool gb_version_1_8) {
   return {std::string("--benchmark_min_time=1e-9") + (gb_version_1_8 ? "s" : ""),
+          "--benchmark_repetitions=1",
           "--benchmark_out=",
           "--benchmark_out_format=json",
           "--benchmark_format=console",

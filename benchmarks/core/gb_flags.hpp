@@ -20,15 +20,16 @@ struct gb_settings {
   bool display_aggregates_only = false;
   std::string color = "auto";  // auto, true, false
   bool list_tests = false;
-  sampling timing;  // --benchmark_min_time: seconds (0.25, 0.25s) or calls (100x)
+  sampling timing;      // --benchmark_min_time: seconds (0.25, 0.25s) or calls (100x), per round
+  int repetitions = 0;  // --benchmark_repetitions: the number of rounds (0: not given)
 };
 
 // Reads argv and the environment; returns argv for Google Benchmark (argv[0] first); throws
 // usage_error naming a bad value. `gb_version_1_8`: which spelling the linked library wants.
 std::vector<std::string> take_gb_flags(int argc, char** argv, gb_settings& s, bool gb_version_1_8);
 
-// What Google Benchmark is given first: a vanishing minimum time, so that it calls each row once
-// per repetition and the row samples itself (harness.hpp); and neutral values of the flags
+// What Google Benchmark is given first: a vanishing minimum time and one repetition, so that it
+// calls each row once per round and the row samples itself (harness.hpp); and neutral values of the flags
 // solve_bench carries out, since Google Benchmark read their BENCHMARK_* variables before main
 // (it would write BENCHMARK_OUT itself, over an earlier result, or exit 0 on a bad format).
 std::vector<std::string> flags_for_gb(bool gb_version_1_8);

@@ -15,9 +15,8 @@
 namespace solvebench::bench {
 namespace {
 
-// Keeps one row's problem (matrices, device buffers, factors, warm handles) alive across the
-// calls Google Benchmark makes for that row (one per repetition), and frees it before the next
-// row builds its own: memory never holds two rows' problems, and set-up and warm-up run once per row.
+// The one row fixture alive: built when a row's round starts and freed when it ends, so that
+// memory never holds two rows' problems and every round allocates and generates its own.
 struct live_fixture {
   std::string row;
   std::unique_ptr<row_fixture> fixture;
@@ -29,19 +28,27 @@ live_fixture& live() {
 
 struct registry_entry {
   row_id id;
+  fixture_factory make;
+  row_backend* backend = nullptr;
   std::deque<row_samples> calls;
+  int rounds_here = 0;     // rounds this process has run of the row
+  double last_call_s = 0;  // the median call of its last round
 };
 std::map<std::string, registry_entry>& registry() {
   static std::map<std::string, registry_entry> rows;
   return rows;
 }
-std::set<std::string>& finished() {
-  static std::set<std::string> names;
+std::vector<std::string>& name_list() {
+  static std::vector<std::string> names;
   return names;
 }
-std::size_t& resumed_count() {
-  static std::size_t n = 0;
-  return n;
+round_slot& slot() {
+  static round_slot current;
+  return current;
+}
+std::function<void(const std::string&)>& start_hook() {
+  static std::function<void(const std::string&)> hook;
+  return hook;
 }
 
 std::vector<std::string>& failure_list() {
@@ -62,35 +69,43 @@ void skip_row(benchmark::State& state, const std::string& row, const std::string
   skipped_list().push_back(row + ": " + message);
 }
 
-// A new fixture's warm-up call: its timed seconds and the wall seconds around it (its restore
-// included).
+// A warm-up call: its timed seconds and the wall seconds around it (its restore included).
 struct warm_up_call {
   double timed = 0, wall = 0;
 };
 
-// The row's fixture, and for a new one its warm-up call: first-call costs (thread pools, module
-// loading, first touch) stay out of the numbers.
-row_fixture& fixture_for(const std::string& row, const fixture_factory& make, std::optional<warm_up_call>& warm_up) {
-  live_fixture& held = live();
-  if (held.row != row || !held.fixture) {
-    release_fixtures();  // free the previous row's memory before allocating this one's
-    held.fixture = make();
-    held.row = row;
-    const auto t0 = std::chrono::steady_clock::now();
-    const double timed = held.fixture->run_once();
-    warm_up = warm_up_call{timed, seconds_since(t0)};
-  }
-  return *held.fixture;
+// A probe that could not read something says so once per run (not per row, nor again in the
+// processes a run re-executes), saying what it did not measure.
+bool& probe_notes_said() {
+  static bool said = false;
+  return said;
 }
-
-// A probe that could not read something says so once per run, not once per row.
 void say_once(const row_backend& backend, const std::string& reason) {
   static std::set<std::string> said;
-  if (reason.empty() || !said.insert(backend.name() + reason).second) return;
-  std::cerr << "solve_bench: " << backend.name() << ": not measured: " << reason << "\n";
+  if (reason.empty() || probe_notes_said() || !said.insert(backend.name() + reason).second) return;
+  std::cerr << "solve_bench: " << backend.missing_text(reason) << "\n";
 }
 
-// The sampling loop's stopping rule (sampling's comment); the noise is looked at again only
+// The CPU rows' probe reads RAPL (energy) and /proc (the other processes' load).
+class cpu_rows_backend final : public row_backend {
+ public:
+  cpu_rows_backend() : row_backend("CPU rows", make_cpu_row_monitor()) {}
+  std::string missing_text(const std::string& reason) const override {
+    std::string out;
+    std::size_t start = 0;
+    while (start <= reason.size()) {
+      const std::size_t end = std::min(reason.find("; ", start), reason.size());
+      const std::string part = reason.substr(start, end - start);
+      if (!part.empty())
+        out += (out.empty() ? "" : "; ") + std::string(part.rfind("RAPL", 0) == 0 ? "energy (J/solve)" : "load") +
+               " of the CPU rows not measured: " + part;
+      start = end + 2;
+    }
+    return out;
+  }
+};
+
+// The sampling loop's stopping rule for one round (sampling's comment); the noise is looked at again only
 // once the sample has grown by a tenth, so that fast rows with many samples stay cheap.
 class sampler {
  public:
@@ -101,6 +116,9 @@ class sampler {
     if (m >= 1 && timed_ >= s_.long_cap) return true;
     if (m < s_.min_samples || timed_ < s_.min_time) return false;
     if (timed_ >= s_.max_time) return true;
+    // A round of a few long calls stops at min_time: more of them would narrow this round's own
+    // interval, where the row's +- comes from its rounds.
+    if (m < s_.noise_samples) return true;
     if (m < next_check_) return false;
     next_check_ = std::max(m + 1, m + m / 10);
     const auto noise = median_noise_pct(ms_);
@@ -161,9 +179,11 @@ sampling& sampling_policy() {
 }
 
 row_backend& cpu_backend() {
-  static row_backend backend("CPU rows", make_cpu_row_monitor());
+  static cpu_rows_backend backend;
   return backend;
 }
+
+void quiet_probe_notes() { probe_notes_said() = true; }
 
 void release_fixtures() noexcept {
   live().fixture.reset();
@@ -192,8 +212,9 @@ void set_output_failure(const std::string& message) {
 }
 const std::string& output_failure() { return failure_text(); }
 
-void set_finished_rows(std::set<std::string> names) { finished() = std::move(names); }
-std::size_t rows_resumed() { return resumed_count(); }
+void set_round(const round_slot& current) { slot() = current; }
+void set_row_start_hook(std::function<void(const std::string& row)> hook) { start_hook() = std::move(hook); }
+const round_slot& current_round() { return slot(); }
 
 const row_id* registered_id(const std::string& name) {
   const auto it = registry().find(name);
@@ -208,11 +229,6 @@ std::optional<row_samples> take_samples(const std::string& name) {
   return s;
 }
 
-std::vector<std::string>& name_list() {
-  static std::vector<std::string> names;
-  return names;
-}
-std::size_t registered_rows() { return registry().size(); }
 const std::vector<std::string>& registered_names() { return name_list(); }
 
 void run_row(benchmark::State& state, const std::string& row, const fixture_factory& make, row_backend* backend) {
@@ -228,20 +244,33 @@ void run_row(benchmark::State& state, const std::string& row, const fixture_fact
     }
     backend->before(row);
   }
+  if (start_hook()) start_hook()(row);
+  registry_entry& entry = registry().at(row);
+  const sampling& policy = sampling_policy();
   bool ok = false;
+  const auto round0 = std::chrono::steady_clock::now();
   try {
+    release_fixtures();  // free the previous row's memory before allocating this one's
+    live().fixture = make();
+    live().row = row;
+    row_fixture& f = *live().fixture;
+    // The first call of a row in a process is an untimed warm-up (thread pools, module loading,
+    // first touch); later rounds warm up only where a call is cheap beside the round.
     std::optional<warm_up_call> warm_up;
-    row_fixture& f = fixture_for(row, make, warm_up);
+    if (entry.rounds_here == 0 || entry.last_call_s < policy.min_time) {
+      const auto t0 = std::chrono::steady_clock::now();
+      const double timed = f.run_once();
+      warm_up = warm_up_call{timed, seconds_since(t0)};
+    }
     row_monitor* probe = backend ? backend->monitor() : nullptr;
-    sampler samples(sampling_policy());
+    sampler samples(policy);
     // A call longer than the long-row cap is its own warm-up: first-call costs are a vanishing
     // share of it, and a second call would double the row's time (n = 130000 takes 30 s).
-    const bool long_row = warm_up && warm_up->timed >= sampling_policy().long_cap;
+    const bool long_row = warm_up && warm_up->timed >= policy.long_cap;
     const auto wall0 = std::chrono::steady_clock::now();
     if (probe) probe->begin();
     const double plant = planted_slowdown(row);
-    for (auto _ :
-         state) {  // one iteration (the driver gives Google Benchmark a vanishing min time): the row samples itself
+    for (auto _ : state) {  // one iteration (the driver gives Google Benchmark a vanishing min time)
       if (long_row) samples.add(slowed(warm_up->timed, plant));
       while (!samples.enough()) samples.add(slowed(f.run_once(), plant));
       state.SetIterationTime(median(samples.ms()) / 1e3);
@@ -256,7 +285,7 @@ void run_row(benchmark::State& state, const std::string& row, const fixture_fact
     state.counters["GFLOP/s"] = benchmark::Counter(f.flops() / 1e9, benchmark::Counter::kIsIterationInvariantRate);
     state.counters["resid"] = resid;
     state.counters["samples"] = static_cast<double>(ms.size());
-    if (const auto noise = median_noise_pct(ms)) state.counters["noise_pct"] = *noise;
+    if (const auto noise = median_noise_pct(ms)) state.counters["noise_within_pct"] = *noise;
     const double restore_pct = wall > 0 ? 100.0 * std::max(0.0, wall - timed) / wall : 0;
     state.counters["restore_pct"] = restore_pct;
     f.add_counters(state);
@@ -265,37 +294,43 @@ void run_row(benchmark::State& state, const std::string& row, const fixture_fact
         state.counters[key] = value;
       say_once(*backend, probe->unavailable_reason());
     }
-    if (auto it = registry().find(row); it != registry().end())
-      it->second.calls.push_back({subsample(ms), restore_pct});
+    entry.calls.push_back({subsample(ms), restore_pct});
+    entry.last_call_s = median(ms) / 1e3;
     ok = true;
   } catch (const out_of_memory& e) {
-    release_fixtures();
     skip_row(state, row, e.what());
   } catch (const beyond_limit& e) {
-    release_fixtures();
     skip_row(state, row, e.what());
   } catch (const std::bad_alloc&) {
-    release_fixtures();
     skip_row(state, row, "not enough host memory: allocation failed");
   } catch (const std::exception& e) {
-    release_fixtures();
     fail_row(state, row, e.what());
   }
+  release_fixtures();
+  ++entry.rounds_here;
+  state.counters["round_s"] = seconds_since(round0);  // the round's wall time, its fixture's build included
   if (backend) backend->after(ok);
 }
 
 void register_row(const row_id& id, fixture_factory make, row_backend* backend) {
   const std::string row = id.name();
-  if (finished().count(row)) {
-    ++resumed_count();
-    return;
-  }
-  registry()[row].id = id;
+  registry_entry& entry = registry()[row];
+  if (entry.make) return;  // registered already
+  entry.id = id;
+  entry.make = std::move(make);
+  entry.backend = backend;
   name_list().push_back(row);
-  benchmark::RegisterBenchmark(row.c_str(), [row, make = std::move(make),
-                                             backend](benchmark::State& state) { run_row(state, row, make, backend); })
-      ->UseManualTime()
-      ->Unit(benchmark::kNanosecond);
+}
+
+void register_with_gbench(const std::vector<std::string>& names) {
+  benchmark::ClearRegisteredBenchmarks();
+  for (const auto& row : names) {
+    const registry_entry& entry = registry().at(row);
+    benchmark::RegisterBenchmark(row.c_str(), [row, make = entry.make, backend = entry.backend](
+                                                  benchmark::State& state) { run_row(state, row, make, backend); })
+        ->UseManualTime()
+        ->Unit(benchmark::kNanosecond);
+  }
 }
 
 }  // namespace solvebench::bench

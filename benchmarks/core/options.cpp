@@ -58,6 +58,18 @@ std::string join_names(const std::vector<T>& values, Name&& name) {
 
 }  // namespace
 
+std::string escape_controls(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '\n') out += "\\n";
+    else if (c == '\t') out += "\\t";
+    else if (u < 0x20 || u == 0x7f) out += format("\\x%02x", u);
+    else out += c;
+  }
+  return out;
+}
+
 std::string join(const std::vector<std::int64_t>& values) {
   return join_names(values, [](std::int64_t v) { return std::to_string(v); });
 }
@@ -129,6 +141,28 @@ std::vector<flag> common_flags(common_options& o, const std::string& sizes_help)
          o.resume = v;
        },
        [] { return std::string("none"); }()},
+      {"--rounds", "R", "SOLVE_BENCH_ROUNDS",
+       "rounds per row and process: the rows run R times in an order shuffled per round (from --seed), each "
+       "time with their problem built anew; the spread of the rounds' medians gives the row's +-, what a re-run "
+       "would see (--benchmark_repetitions=R says the same); a row whose calls are long gets fewer",
+       [&o](const std::string& w, const std::string& v) {
+         o.rounds = static_cast<int>(parse_int(w, v, 1, 10000));
+         o.rounds_given = true;
+       },
+       [&o] { return std::to_string(o.rounds); }()},
+      {"--processes", "K", "SOLVE_BENCH_PROCESSES",
+       "processes, one after another, each running every row's rounds and appending them to the same rows "
+       "log; the last one judges and writes; the +- then holds what differs between processes",
+       [&o](const std::string& w, const std::string& v) { o.processes = static_cast<int>(parse_int(w, v, 1, 100)); },
+       [&o] { return std::to_string(o.processes); }()},
+      {"--progress", "MODE", "SOLVE_BENCH_PROGRESS",
+       "progress on stderr: auto (one line redrawn on a terminal, else lines), lines, off (errors still shown)",
+       [&o](const std::string& w, const std::string& v) {
+         if (v != "auto" && v != "lines" && v != "off")
+           throw usage_error(w + ": '" + v + "' is not one of auto, lines, off");
+         o.progress = v;
+       },
+       [&o] { return o.progress; }()},
   };
 }
 
@@ -234,19 +268,49 @@ std::vector<flag> mgpu_flags(mgpu_options& o) {
   };
 }
 
+namespace {
+
+// Every SOLVE_BENCH_* variable a program of the suite reads: each binary's flags (the groups here
+// and solve_bench_mpi's), the tools' own and the test hooks. One exported for another program of
+// the suite is left alone; any other name is a misspelling (SOLVE_BENCH_SIZS), refused.
+bool suite_variable(const std::string& name) {
+  static const char* const others[] = {
+      "SOLVE_BENCH_NB",                // solve_bench_mpi --nb
+      "SOLVE_BENCH_BLAS_THREADS",      // solve_bench_mpi --blas_threads
+      "SOLVE_BENCH_CHECKS",            // tools/regress, tools/report: which solve_bench_checks
+      "SOLVE_BENCH_MPIEXEC",           // tools/mpi_scaling.py: the launcher
+      "SOLVE_BENCH_CMAKE_ARGS",        // tools/quickstart: more CMake arguments
+      "SOLVE_BENCH_OUT",               // tools/quickstart: the JSON file
+      "SOLVE_BENCH_RANKS",             // tools/quickstart mpi: the ranks
+      "SOLVE_BENCH_REEXEC_DEPTH",      // the driver's re-execution for deferred rows
+      "SOLVE_BENCH_REEXEC_STARTED",    // ... and for the next of --processes: when the run started
+      "SOLVE_BENCH_REEXEC_TEMPORARY",  // ... and whether its rows log is a temporary
+      "SOLVE_BENCH_INJECT_FAULT",      // solve_bench_fault_injection (tests)
+      "SOLVE_BENCH_TEST_SLOWDOWN",     // a planted regression (the gate's tests)
+      "SOLVE_BENCH_IGNORE_IRS_LIMIT",  // tools/device/irs_limit.sh
+      "SOLVE_BENCH_GPU_HOLD_US",       // the GPU hold before each timed call (device_hold.hpp)
+  };
+  if (std::any_of(std::begin(others), std::end(others), [&](const char* v) { return name == v; })) return true;
+  common_options common;
+  gpu_options gpu;
+  mixed_options mixed;
+  batched_options batched;
+  mgpu_options mgpu;
+  for (const auto& group :
+       {common_flags(common, ""), gpu_flags(gpu), mixed_flags(mixed), batched_flags(batched), mgpu_flags(mgpu)})
+    for (const auto& f : group)
+      if (name == f.env) return true;
+  return false;
+}
+
+}  // namespace
+
 void parse_flags(const std::vector<flag>& flags, int argc, char** argv, common_options&, char** env) {
-  // Variables of the tools around the binary, read by them, not by a flag.
-  static const char* const tool_variables[] = {"SOLVE_BENCH_CMAKE_ARGS",      "SOLVE_BENCH_OUT",
-                                               "SOLVE_BENCH_RANKS",           "SOLVE_BENCH_INJECT_FAULT",
-                                               "SOLVE_BENCH_REEXEC_DEPTH",    "SOLVE_BENCH_TEST_SLOWDOWN",
-                                               "SOLVE_BENCH_IGNORE_IRS_LIMIT"};
   for (char** e = env; e && *e; ++e) {
     const std::string entry = *e, name = entry.substr(0, entry.find('='));
-    if (name.rfind("SOLVE_BENCH_", 0) != 0) continue;
-    bool known =
-        std::any_of(std::begin(tool_variables), std::end(tool_variables), [&](const char* t) { return name == t; });
-    for (const auto& f : flags) known = known || name == f.env;
-    if (!known) throw usage_error("environment variable " + name + " names no flag of this binary");
+    if (name.rfind("SOLVE_BENCH_", 0) == 0 && !suite_variable(name))
+      throw usage_error("environment variable " + name +
+                        " names no flag of this binary nor a variable of another program of the suite");
   }
   for (const auto& f : flags)
     if (const char* v = std::getenv(f.env)) f.apply(std::string("environment variable ") + f.env, v);

@@ -15,10 +15,14 @@
 
 namespace solvebench::bench {
 
-// Bad flag or environment value: the driver prints it with the usage text and exits 2.
+// `text` with its control characters escaped (\n, \x1e): a value given on the command line
+// or in the environment, quoted in a message, keeps the message on one line.
+std::string escape_controls(const std::string& text);
+
+// Bad flag or environment value: the driver prints it in one line and exits 2.
 class usage_error : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit usage_error(const std::string& message) : std::runtime_error(escape_controls(message)) {}
 };
 
 // One flag: --name=VALUE, also read from `env`; `apply` parses and stores (usage_error on bad
@@ -43,6 +47,12 @@ struct common_options {
   std::uint64_t seed = default_seed;
   std::string rows_out;  // JSON-lines log of finished rows ("" = next to --benchmark_out)
   std::string resume;    // --resume: the rows log of an interrupted run to continue
+  // Rounds and processes (issue 30): each row is run in `rounds` rounds (its fixture built anew
+  // each time, the rows' order shuffled per round) in each of `processes` processes.
+  int rounds = 5;
+  int processes = 1;
+  bool rounds_given = false;      // --rounds (or its variable) was given: --benchmark_repetitions must agree
+  std::string progress = "auto";  // auto (redrawn on a terminal, lines otherwise), lines, off
   // The sizes each backend sweeps when --sizes is not given (shown by --help).
   std::vector<std::int64_t> default_sizes{256, 1024, 4096};
   std::vector<std::int64_t> sizes_or_default() const { return sizes.empty() ? default_sizes : sizes; }
@@ -101,8 +111,8 @@ struct mgpu_options {
 std::vector<flag> mgpu_flags(mgpu_options& o);
 
 // Applies the SOLVE_BENCH_* variables, then argv's flags (flags win); anything else in argv,
-// and a SOLVE_BENCH_* variable that names no flag (in `env`, the process's environment), is a
-// usage_error.
+// and a SOLVE_BENCH_* variable (in `env`, the process's environment) that names no flag of any
+// binary of the suite nor a variable of its tools, is a usage_error.
 void parse_flags(const std::vector<flag>& flags, int argc, char** argv, common_options& common, char** env);
 
 // "  --sizes=N[,N...]       matrix orders [SOLVE_BENCH_SIZES] (default 256,1024,4096)" lines.

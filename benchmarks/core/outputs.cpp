@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -26,20 +27,113 @@ std::string slurp(const std::string& path) {
   return text.str();
 }
 
-// The log's documents: its context, and its rows' entries in order.
-void read_entries(const std::string& path, json& context, std::vector<json>& entries) {
+// The log's documents: its first context, and its rows' entries in order, each with the number
+// of the context line it follows (every process of a run writes one: the segment that tells
+// two processes apart, as the checks' reader does).
+void read_entries(const std::string& path, json& context, std::vector<json>& entries, std::vector<int>& segment_of) {
   std::istringstream lines(slurp(path));
+  int segment = 0;
   for (std::string line; std::getline(lines, line);) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     json doc;
     try {
       doc = json::parse(line);
     } catch (const json::exception&) {
-      continue;  // a torn last line (finished_rows cuts it off before a resume)
+      continue;  // a torn last line (rows_log_for_resume cuts it off before a resume)
     }
-    if (doc.contains("context") && !doc.contains("name")) context = doc.at("context");
-    else entries.push_back(std::move(doc));
+    if (doc.contains("context") && !doc.contains("name")) {
+      if (segment++ == 0) context = doc.at("context");
+    } else {
+      entries.push_back(std::move(doc));
+      segment_of.push_back(segment);
+    }
   }
+}
+
+std::string row_name_of(const json& e) {
+  if (e.contains("id")) return row_id_from_json(e.at("id")).name();
+  std::string name = e.value("run_name", e.value("name", std::string()));
+  const std::string tail = "/manual_time";
+  if (name.size() > tail.size() && name.compare(name.size() - tail.size(), tail.size(), tail) == 0)
+    name.resize(name.size() - tail.size());
+  return name;
+}
+
+// Google Benchmark's statistics (src/statistics.cc): its median is the mean below 3 values.
+double stat(const std::string& which, const std::vector<double>& v) {
+  const double n = static_cast<double>(v.size());
+  double mean = 0;
+  for (double x : v) mean += x / n;
+  if (which == "mean") return mean;
+  if (which == "median") return v.size() < 3 ? mean : median(v);
+  double ss = 0;
+  for (double x : v) ss += (x - mean) * (x - mean);
+  const double sd = v.size() < 2 ? 0 : std::sqrt(ss / (n - 1));
+  return which == "stddev" ? sd : sd / mean;  // cv: a fraction, as Google Benchmark writes it
+}
+
+// The fields of a run that are not counters (and the per-round ones no aggregate is taken of).
+const std::set<std::string> not_counters = {"name",
+                                            "family_index",
+                                            "per_family_instance_index",
+                                            "run_name",
+                                            "run_type",
+                                            "repetitions",
+                                            "repetition_index",
+                                            "threads",
+                                            "iterations",
+                                            "real_time",
+                                            "cpu_time",
+                                            "time_unit",
+                                            "error_occurred",
+                                            "error_message",
+                                            "label",
+                                            "samples_ms",
+                                            "id",
+                                            "round",
+                                            "process",
+                                            "aggregate_name",
+                                            "aggregate_unit"};
+
+// mean, median, stddev and cv of a row's repetitions, as Google Benchmark's JSONReporter writes them.
+std::vector<json> aggregates_of(const std::vector<json>& reps) {
+  std::vector<json> out;
+  const json& first = reps.front();
+  std::map<std::string, std::vector<double>> values;
+  std::vector<std::string> keys;
+  for (const auto& e : reps)
+    for (const auto& [key, value] : e.items())
+      if (!not_counters.count(key) && value.is_number()) {
+        if (!values.count(key)) keys.push_back(key);
+        values[key].push_back(value.get<double>());
+      }
+  for (const std::string which : {"mean", "median", "stddev", "cv"}) {
+    json a;
+    a["name"] = first.value("run_name", std::string()) + "_" + which;
+    for (const char* key : {"family_index", "per_family_instance_index", "run_name"})
+      if (first.contains(key)) a[key] = first.at(key);
+    a["run_type"] = "aggregate";
+    a["repetitions"] = reps.size();
+    a["threads"] = first.value("threads", 1);
+    a["aggregate_name"] = which;
+    a["aggregate_unit"] = which == "cv" ? "percentage" : "time";
+    a["iterations"] = reps.size();
+    for (const char* key : {"real_time", "cpu_time"}) {
+      std::vector<double> v;
+      for (const auto& e : reps)
+        if (e.contains(key) && e.at(key).is_number()) v.push_back(e.at(key).get<double>());
+      if (!v.empty()) a[key] = stat(which, v);
+    }
+    a["time_unit"] = first.value("time_unit", std::string("ns"));
+    for (const char* key : {"id", "backend", "device", "placement", "path", "library", "op", "precision", "factor"})
+      if (first.contains(key)) a[key] = first.at(key);
+    for (const auto& key : keys) {
+      const double v = stat(which, values.at(key));
+      a[key] = std::isfinite(v) ? json(v) : json(nullptr);
+    }
+    out.push_back(std::move(a));
+  }
+  return out;
 }
 
 std::string csv_cell(const json& v) {
@@ -100,7 +194,8 @@ std::string csv_of(const std::vector<json>& entries) {
 
 }  // namespace
 
-output_plan plan_outputs(const common_options& opt, const gb_settings& gb, const std::string& program) {
+output_plan plan_outputs(const common_options& opt, const gb_settings& gb, const std::string& program,
+                         bool temporary_log) {
   output_plan plan;
   plan.out = gb.out;
   plan.out_format = gb.out_format;
@@ -115,7 +210,8 @@ output_plan plan_outputs(const common_options& opt, const gb_settings& gb, const
   if (!opt.resume.empty()) {
     plan.live = opt.resume;
     plan.appending = true;
-    if (plan.rows.empty()) plan.rows = strip(opt.resume, ".partial");
+    plan.temporary = temporary_log && plan.rows.empty();
+    if (plan.rows.empty() && !plan.temporary) plan.rows = strip(opt.resume, ".partial");
   } else if (!plan.rows.empty()) {
     plan.live = plan.rows + ".partial";
   } else {
@@ -142,7 +238,7 @@ output_plan plan_outputs(const common_options& opt, const gb_settings& gb, const
   return plan;
 }
 
-std::set<std::string> finished_rows(const std::string& rows_log) {
+std::string rows_log_for_resume(const std::string& rows_log) {
   std::string text = slurp(rows_log);
   if (!text.empty() && text.back() != '\n') {  // a run killed mid-line: drop the partial line
     const auto last = text.rfind('\n');
@@ -151,17 +247,15 @@ std::set<std::string> finished_rows(const std::string& rows_log) {
       throw error("cannot cut the torn last line off " + rows_log + ": " + std::strerror(errno));
     text.resize(keep);
   }
-  run_summary run;
   if (text.find_first_not_of(" \t\r\n") != std::string::npos) {
+    run_summary run;
     try {
       load_text(run, rows_log, text);
     } catch (const load_error& e) {
       throw usage_error(std::string("--resume: ") + e.what());
     }
   }
-  std::set<std::string> names;
-  for (const auto& r : run.rows) names.insert(r.name);
-  return names;
+  return text;
 }
 
 run_summary read_rows_log(const std::string& rows_log) {
@@ -170,38 +264,77 @@ run_summary read_rows_log(const std::string& rows_log) {
   return run;
 }
 
-void write_results(const output_plan& plan, const gb_settings& gb) {
-  if (plan.out.empty()) return;
-  json context = json::object();
+std::vector<json> result_entries(const std::string& rows_log, const run_summary& run, json& context) {
   std::vector<json> entries;
-  read_entries(plan.live, context, entries);
+  std::vector<int> segment_of;
+  read_entries(rows_log, context, entries, segment_of);
+  // Each row's repetitions in log order; the process that made each, numbered in order of appearance.
+  std::map<std::string, std::vector<std::size_t>> of_row;
+  std::map<std::pair<int, int>, int> process_number;
+  std::vector<int> process_of(entries.size());
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    if (entries[i].value("run_type", std::string()) == "aggregate") continue;
+    of_row[row_name_of(entries[i])].push_back(i);
+    const auto key = std::make_pair(segment_of[i], entries[i].value("process", 0));
+    process_of[i] = process_number.emplace(key, static_cast<int>(process_number.size())).first->second;
+  }
+  std::vector<json> out;
+  int family = 0;
+  for (const auto& r : run.rows) {
+    const auto it = of_row.find(r.name);
+    if (it == of_row.end()) continue;
+    std::vector<json> reps;
+    std::set<int> processes;
+    bool failed = false;
+    for (std::size_t i : it->second) processes.insert(process_of[i]);
+    const auto noise = r.noise_pct();
+    for (std::size_t i : it->second) {
+      json e = entries[i];
+      failed = failed || e.value("error_occurred", false);
+      e["family_index"] = family;
+      e["per_family_instance_index"] = 0;
+      e["repetitions"] = it->second.size();
+      e["repetition_index"] = reps.size();
+      e["process"] = process_of[i];
+      e["rounds"] = it->second.size();
+      e["processes"] = processes.size();
+      if (noise) e["noise_pct"] = *noise;
+      else e.erase("noise_pct");
+      reps.push_back(std::move(e));
+    }
+    ++family;
+    const bool aggregated = !failed && reps.size() >= 2;
+    std::vector<json> aggregates = aggregated ? aggregates_of(reps) : std::vector<json>{};
+    for (auto& e : reps) out.push_back(std::move(e));
+    for (auto& a : aggregates) out.push_back(std::move(a));
+  }
+  return out;
+}
+
+std::string results_text(const output_plan& plan, const gb_settings& gb, const run_summary& run,
+                         const std::string& format) {
+  json context = json::object();
   std::vector<json> kept;
-  for (auto& e : entries) {
+  for (auto& e : result_entries(plan.live, run, context)) {
     const bool aggregate = e.value("run_type", std::string()) == "aggregate";
     const bool failed = e.value("error_occurred", false);
     if (gb.report_aggregates_only && !aggregate && !failed && e.value("repetitions", 1) > 1) continue;
-    if (plan.out_format != "csv") e.erase("samples_ms");
-    kept.push_back(e);
+    e.erase("samples_ms");
+    kept.push_back(std::move(e));
   }
-  std::string text;
-  if (plan.out_format == "csv") {
-    text = csv_of(kept);
-  } else if (plan.out_format == "console") {
-    std::ostringstream table;
+  if (format == "csv") return csv_of(kept);
+  if (format == "console") {
     display_options o;
-    o.aggregates_only = gb.report_aggregates_only;
-    auto console = make_display(o, table);
-    for (const auto& e : kept) {
-      row_entry r{e, e.contains("id") ? row_id_from_json(e.at("id")).name() : e.value("name", std::string()),
-                  e.value("run_type", std::string()) == "aggregate", e.value("error_occurred", false)};
-      console->rows({r});
-    }
-    text = table.str();
-  } else {
-    json doc = {{"context", context}, {"benchmarks", kept}};
-    text = json_text(doc, 2) + "\n";
+    o.rounds = std::atoi(run.context_value("rounds").c_str());
+    o.processes = std::atoi(run.context_value("processes").c_str());
+    return render_table(run, o);
   }
-  write_file_atomically(plan.out, text);
+  return json_text(json{{"context", context}, {"benchmarks", kept}}, 2) + "\n";
+}
+
+void write_results(const output_plan& plan, const gb_settings& gb, const run_summary& run) {
+  if (plan.out.empty()) return;
+  write_file_atomically(plan.out, results_text(plan, gb, run, plan.out_format));
 }
 
 void settle_rows_log(const output_plan& plan) {

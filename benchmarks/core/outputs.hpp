@@ -10,6 +10,7 @@
 #include "checks/record.hpp"
 #include "core/gb_flags.hpp"
 #include "core/options.hpp"
+#include "core/printers.hpp"
 
 namespace solvebench::bench {
 
@@ -23,19 +24,30 @@ struct output_plan {
 };
 
 // From the flags; throws usage_error naming an output that cannot be written or two outputs
-// that are the same file.
-output_plan plan_outputs(const common_options& opt, const gb_settings& gb, const std::string& program);
+// that are the same file. `temporary_log`: this process continues a run whose log (--resume)
+// is a temporary of the process that started it.
+output_plan plan_outputs(const common_options& opt, const gb_settings& gb, const std::string& program,
+                         bool temporary_log = false);
 
-// The rows an earlier run finished, by name, from its rows log (--resume); a torn last line is
-// cut off the file first, so the rows appended after it stay readable.
-std::set<std::string> finished_rows(const std::string& rows_log);
+// The rows log an earlier process wrote (--resume), checked as a run; a torn last line is cut
+// off the file first, so the rows appended after it stay readable.
+std::string rows_log_for_resume(const std::string& rows_log);
 
 // The log as a run, for the checks (the same reader solve_bench_checks uses).
 run_summary read_rows_log(const std::string& rows_log);
 
-// Writes --benchmark_out (json: Google Benchmark's document with ids; csv: one flat line a run;
-// console: the table) from the log's entries, whole or not at all.
-void write_results(const output_plan& plan, const gb_settings& gb);
+// The log's entries as Google Benchmark writes a run of repetitions: each row's rounds as its
+// repetitions (repetition_index; process numbered by the process that ran it), then, with two or
+// more, the aggregates mean, median, stddev and cv, in the order of run.rows; each entry with the
+// row-level counters rounds, processes and noise_pct (the interval a re-run's median falls in,
+// where known). `run`: the same log as the checks read it.
+std::vector<json> result_entries(const std::string& rows_log, const run_summary& run, json& context);
+
+// --benchmark_out's text in `format` (json: Google Benchmark's document with ids; csv: one flat
+// line a run; console: the table), and the file written from it, whole or not at all.
+std::string results_text(const output_plan& plan, const gb_settings& gb, const run_summary& run,
+                         const std::string& format);
+void write_results(const output_plan& plan, const gb_settings& gb, const run_summary& run);
 
 // The live log becomes the rows log the user asked for (or goes, when it was a temporary).
 void settle_rows_log(const output_plan& plan);

@@ -1,19 +1,23 @@
-// The printers a run drives, one per job (nvbench's printer_multiplex): the rows log, the
-// console table, the progress line on stderr. Google Benchmark's runs reach them through one
-// bridge reporter, which turns each run into a row entry: Google Benchmark's own JSON form of
-// the run plus the row's id and samples.
+// The printers a run drives, one per job (nvbench's printer_multiplex): the rows log, the round
+// plan (core/rounds.hpp), the progress on stderr. Google Benchmark's runs reach them through one
+// bridge reporter, which turns each run (one round of a row) into a row entry: Google Benchmark's
+// own JSON form of the run plus the row's id, its round and its samples. The console table is
+// drawn once, at the end, from the rows log as the checks read it (render_table).
 #pragma once
 
 #include <benchmark/benchmark.h>
 
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "checks/record.hpp"
 
 namespace solvebench::bench {
 
@@ -32,7 +36,8 @@ class printer {
  public:
   virtual ~printer() = default;
   virtual void context(const json& /*context*/) {}
-  virtual void rows(const std::vector<row_entry>& /*one row's runs: repetitions, then aggregates*/) {}
+  virtual void starts(const std::string& /*row*/) {}  // a row's round begins
+  virtual void rows(const std::vector<row_entry>& /*one row's round*/) {}
   virtual void finish() {}
 };
 
@@ -53,42 +58,53 @@ class rows_log final : public printer {
   void write_line(const std::string& line);
   std::string path_;
   std::FILE* file_ = nullptr;
-  bool append_;
   std::size_t written_ = 0;
 };
 
-// The table on stdout (--benchmark_format=console, the default): one header, a line per run.
-// --benchmark_format=json prints Google Benchmark's document at the end instead.
+// The table (--benchmark_format=console, the default, and --benchmark_out_format=console): a
+// line saying what the times and the +- are, one header, a line per row (its median over its
+// rounds, the interval a re-run's median falls in, its calls, rate, worst residual, notes).
 struct display_options {
-  std::string format = "console";  // console, json
-  bool aggregates_only = false;    // --benchmark_display_aggregates_only / report_aggregates_only
   bool color = false;
   std::size_t name_width = 40;
-  bool continued = false;  // a re-executed process continues its parent's table: no second header
+  int rounds = 1, processes = 1;  // the run's design, for the line above the header
 };
-std::unique_ptr<printer> make_display(const display_options& o, std::ostream& out);
+std::string render_table(const run_summary& run, const display_options& o);
+// 1.23 s, 45.6 ms, 789 us, 12.3 ns: a unit that shows three digits.
+std::string time_text(double ns);
 
-// "[12/146] 0:42, ETA 3:51: CPU/dgesv/n:4096/nrhs:1" on stderr per finished row; compact
-// when stderr is not a terminal. `planned`: the rows that will run, in order, with a relative
-// cost estimate each (from their sizes); the ETA scales the estimates by the times seen so far.
-struct planned_row {
-  std::string name;
-  double cost;
+// Progress on stderr (nvbench's Run:/Pass:): "[k/N]" over the run's row-rounds, the elapsed
+// time and an ETA; on a terminal one line redrawn in place, otherwise a line per finished
+// row-round (and one when a row-round that should take a second or more starts). mode "off":
+// nothing but failures, which are always said as they happen.
+struct progress_count {
+  std::size_t done = 0, total = 0;
+  double remaining_s = -1;  // below 0: unknown
 };
-std::unique_ptr<printer> make_progress(std::vector<planned_row> planned);
+struct progress_options {
+  std::string mode = "auto";  // auto, lines, off
+  double started_epoch_s = 0;
+};
+std::unique_ptr<printer> make_progress(const progress_options& o, std::function<progress_count()> count,
+                                       std::function<double(const std::string& row)> expected_s);
 
 // Google Benchmark's reporter interface in front of the printers.
 class bridge final : public benchmark::BenchmarkReporter {
  public:
   explicit bridge(std::vector<printer*> printers) : printers_(std::move(printers)) {}
+  // Called once per round (Google Benchmark runs each round as a run of its own): the context
+  // reaches the printers the first time, finish() only from finish_run().
   bool ReportContext(const Context& context) override;
   void ReportRuns(const std::vector<Run>& runs) override;
-  void Finalize() override;
+  void Finalize() override {}
+  void starts(const std::string& row);
+  void finish_run();
   const json& context() const { return context_; }
 
  private:
   std::vector<printer*> printers_;
   json context_;
+  bool context_said_ = false;
 };
 
 // The JSON object of one Google Benchmark run, as its JSONReporter writes it (non-finite

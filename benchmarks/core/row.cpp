@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "solvebench/conditioned.hpp"
+#include "solvebench/errors.hpp"
 
 namespace solvebench::bench {
 
@@ -24,12 +25,22 @@ problem make_problem(const row_id& id, const operation& op, std::optional<matrix
 
 std::optional<std::int64_t> largest_fitting_n(const std::function<std::uint64_t(std::int64_t)>& bytes,
                                               std::uint64_t available, std::int64_t limit) {
+  // An order the size check or a library's workspace query refuses (too large to address, past
+  // its index type) does not fit either: every such refusal is monotone in n. At n = 1 a refusal
+  // is a bug, and escapes.
+  const auto fits = [&](std::int64_t n) {
+    try {
+      return bytes(n) <= available;
+    } catch (const solvebench::error&) {
+      return false;
+    }
+  };
   if (limit < 1 || bytes(1) > available) return std::nullopt;
-  std::int64_t lo = 1, hi = limit;  // bytes(lo) fits
-  if (bytes(hi) <= available) return hi;
+  std::int64_t lo = 1, hi = limit;  // lo fits
+  if (fits(hi)) return hi;
   while (hi - lo > 1) {
     const std::int64_t mid = lo + (hi - lo) / 2;
-    (bytes(mid) <= available ? lo : hi) = mid;
+    (fits(mid) ? lo : hi) = mid;
   }
   return lo > 1024 ? lo - lo % 64 : lo;
 }

@@ -88,7 +88,8 @@ problem make_problem(const row_id& id, const operation& op, std::optional<matrix
                      std::uint64_t seed);
 
 // The largest n in [1, limit] whose `bytes(n)` fits in `available` (bisection; bytes grows with
-// n), rounded down to a multiple of 64 past 1024; none when not even n = 1 fits.
+// n), rounded down to a multiple of 64 past 1024; none when not even n = 1 fits. An n for which
+// `bytes` throws a solvebench::error (an order the size check or a library refuses) does not fit.
 std::optional<std::int64_t> largest_fitting_n(const std::function<std::uint64_t(std::int64_t)>& bytes,
                                               std::uint64_t available, std::int64_t limit = 1LL << 24);
 // "GPU/dgesv at n = 135040: 136.2 GiB of 137.6 GiB usable": what --sizes=max chose and why,

@@ -12,7 +12,7 @@
 
 namespace solvebench::bench {
 
-rows_log::rows_log(const std::string& path, bool append) : path_(path), append_(append) {
+rows_log::rows_log(const std::string& path, bool append) : path_(path) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0) throw error("cannot write the rows log " + path + ": " + std::strerror(errno));
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
@@ -49,9 +49,9 @@ void rows_log::write_line(const std::string& line) {
   }
 }
 
-void rows_log::context(const json& context) {
-  if (!append_) write_line(json_text(json{{"context", context}}));
-}
+// Every process of a run writes its context (a resumed or re-executed one too): the checks read
+// each context line as the start of a process, whose rounds are apart from the others'.
+void rows_log::context(const json& context) { write_line(json_text(json{{"context", context}})); }
 
 void rows_log::rows(const std::vector<row_entry>& runs) {
   for (const auto& r : runs) {

@@ -79,16 +79,17 @@ void register_rows(const common_options& opt, const mixed_options& mixed, const 
                      cpu_driver, &cpu_backend(), {}));
 
   std::vector<std::int64_t> mixed_sizes = opt.sizes.empty() ? mixed.cpu_sizes : opt.sizes;
-  if (opt.sizes_max) {
+  if (opt.sizes_max && opt.has("d")) {
     const problem probe =
         make_problem(make_row_id<double>(cpu_mixed, ops::gesv, 1, 1), ops::gesv, std::nullopt, opt.seed);
-    const auto n = largest_fitting_n(
-        [&](std::int64_t m) {
-          problem p = probe;
-          p.n = m;
-          return std::max(dsgesv_adapter::bytes(p), solve_adapter<double, lu<double>>::bytes(p));
-        },
-        usable_host_bytes(), lapack::max_n);
+    const auto bytes = [&](std::int64_t m) {
+      problem p = probe;
+      p.n = m;
+      return std::max(dsgesv_adapter::bytes(p), solve_adapter<double, lu<double>>::bytes(p));
+    };
+    const std::uint64_t usable = usable_host_bytes();
+    const auto n = largest_fitting_n(bytes, usable, lapack::max_n);
+    if (n) note_largest("CPU mixed precision (dsgesv, and dgesv beside it)", *n, bytes(*n), usable);
     mixed_sizes = n ? std::vector<std::int64_t>{*n} : std::vector<std::int64_t>{};
   }
   if (opt.has("d"))  // mixed precision: fp64 in and out, beside plain dgesv on the same matrix

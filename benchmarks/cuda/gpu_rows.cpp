@@ -64,16 +64,9 @@ std::optional<std::int64_t> largest_gpu_n(const backend_desc& b, const operation
     if (host != 0 && lu_transfer<T>::host_bytes(p) > host) return UINT64_MAX;
     return lu ? lu_transfer<T>::device_bytes(p, ctx, api) : cholesky_transfer<T>::device_bytes(p, ctx, api);
   };
-  const auto guarded = [&](std::int64_t n) -> std::uint64_t {
-    try {
-      return bytes(n);
-    } catch (const std::exception&) {
-      return UINT64_MAX;  // an order the solver's query refuses does not fit either
-    }
-  };
   const std::int64_t limit = api == cusolver_api::legacy32 ? 46340 : (1LL << 22);
-  const auto n = largest_fitting_n(guarded, usable, limit);
-  if (n) note_largest(std::string(b.name) + "/" + precision<T>::letter + op.name, *n, guarded(*n), usable);
+  const auto n = largest_fitting_n(bytes, usable, limit);  // an order the solver's query refuses does not fit
+  if (n) note_largest(std::string(b.name) + "/" + precision<T>::letter + op.name, *n, bytes(*n), usable);
   return n;
 }
 
@@ -92,11 +85,7 @@ std::optional<std::int64_t> largest_mixed_n(const common_options& opt, const mix
         return UINT64_MAX;
       const problem p =
           make_problem(make_row_id<double>(gpu_mixed, ops::gesv, m, 1), ops::gesv, std::nullopt, opt.seed);
-      try {
-        return irs_adapter::device_bytes(p, ctx, irs);
-      } catch (const std::exception&) {
-        return UINT64_MAX;  // an order the solver's query refuses does not fit either
-      }
+      return irs_adapter::device_bytes(p, ctx, irs);
     };
     const std::int64_t limit = cuda::irs_largest_n(irs).value_or(1LL << 22);
     const auto m = largest_fitting_n(bytes, usable, limit);
@@ -134,6 +123,7 @@ registration register_rows(const common_options& opt, const gpu_options& gpu, co
     if (!out.reason.empty()) return out;
     out.context = cuda::device_facts(0);
     out.context.emplace_back("cusolver_api", to_string(gpu.api));
+    out.context.emplace_back("gpu_hold_us", std::to_string(cuda::gpu_hold_microseconds()));
     // The bus's ceiling, which the audit holds the transfer rows against ("" when unknown).
     const nvml::session probe;
     const auto bus = probe.available() ? nvml::pcie_max_GBps(probe, 0) : std::nullopt;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/driver.hpp"
+#include "core/escaped.hpp"
 #include "mpi/mpi_options.hpp"
 #include "mpi/mpi_rows.hpp"
 #include "solvebench/config.hpp"
@@ -34,6 +35,17 @@ std::string first_problem(const std::string& mine) {
   return first == 0 ? text : "rank " + std::to_string(first) + ": " + text;
 }
 
+// The root's text (the rows log a resumed run continues) on every rank.
+std::string from_rank0(const std::string& text) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  unsigned long long length = text.size();
+  MPI_Bcast(&length, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+  std::string out = rank == 0 ? text : std::string(static_cast<std::size_t>(length), ' ');
+  if (length > 0) MPI_Bcast(out.data(), static_cast<int>(length), MPI_CHAR, 0, MPI_COMM_WORLD);
+  return out;
+}
+
 void add_context(const bench::common_options& opt, const bench::mpi::options& mpi, const sp::process_grid& grid) {
   const auto info = sp::mpi_runtime_info(grid.comm());  // collective: every rank calls it
   const auto add = [](const char* key, const std::string& value) { benchmark::AddCustomContext(key, value); };
@@ -55,10 +67,7 @@ void add_context(const bench::common_options& opt, const bench::mpi::options& mp
       "the maximum over ranks (MPI_Allreduce MAX)");
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  sp::mpi_session session(argc, argv);  // MPI_Finalize after everything below has gone
+int run(const sp::mpi_session& session, int argc, char** argv) {
   bench::common_options common;
   bench::mpi::options mpi;
   std::optional<sp::process_grid> grid;
@@ -76,8 +85,10 @@ int main(int argc, char** argv) {
                      bench::mpi::flags(mpi)})
     p.flags.insert(p.flags.end(), group.begin(), group.end());
   p.root = session.rank() == 0;
+  p.ranks_in_step = true;
   p.can_reexec = false;  // no GPU context to lose; a rank that dies takes the job with it
   p.agree = first_problem;
+  p.from_root = from_rank0;
   p.check_gb_flags = bench::mpi::check_gb_flags;
   p.register_rows = [&] {
     // One BLAS thread per rank by default: P ranks on P cores, none oversubscribed.
@@ -88,4 +99,15 @@ int main(int argc, char** argv) {
   p.add_context = [&] { add_context(common, mpi, *grid); };
   p.release = [&] { grid.reset(); };
   return bench::run_program(p, argc, argv);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  sp::mpi_session session(argc, argv);  // MPI_Finalize after everything in run has gone
+  // An exception on one rank leaves the others waiting in a collective: MPI_Abort ends the job
+  // (status 1), before the session's MPI_Finalize could wait for them.
+  return bench::run_guarded(
+      "solve_bench_mpi", [&] { return run(session, argc, argv); },
+      [] { MPI_Abort(MPI_COMM_WORLD, bench::escaped_exception_status); });
 }

@@ -7,6 +7,7 @@
 #include <limits>
 #include <vector>
 
+#include "parallel.hpp"
 #include "solvebench/errors.hpp"
 
 namespace solvebench {
@@ -146,9 +147,9 @@ host_matrix<T> generate_conditioned(const conditioned_spec& spec) {
   const std::int64_t n = spec.n;
   host_matrix<T> a(n, n);
   std::vector<conditioned_row> rows(static_cast<std::size_t>(n));
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (worth_threads(n * n))
   for (std::int64_t i = 0; i < n; ++i) rows[static_cast<std::size_t>(i)] = conditioned_row_of(spec, i);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (worth_threads(n * n))
   for (std::int64_t j = 0; j < n; ++j) {
     const conditioned_column c = conditioned_column_of(spec, j);
     for (std::int64_t i = 0; i < n; ++i)

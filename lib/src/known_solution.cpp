@@ -5,6 +5,7 @@
 #include <cmath>
 #include <vector>
 
+#include "parallel.hpp"
 #include "solvebench/errors.hpp"
 #include "tabulate.hpp"
 
@@ -27,7 +28,7 @@ host_matrix<T> rhs_from_solution(const host_matrix<T>& a, const host_matrix<T>& 
   const std::int64_t n = a.rows();
   host_matrix<T> b(n, x.cols());
   // Row blocks in parallel, columns in order inside each: every sum has one fixed order.
-#pragma omp parallel
+#pragma omp parallel if (worth_threads(n * n))
   {
     std::vector<double> acc(static_cast<std::size_t>(row_block));
     for (std::int64_t c = 0; c < x.cols(); ++c) {

@@ -6,11 +6,51 @@
 #include <fstream>
 #include <sstream>
 
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "solvebench/errors.hpp"
 
 namespace solvebench {
+
+void* allocate_host(std::size_t bytes) {
+  if (bytes < huge_page_bytes) return ::operator new(bytes);
+  const std::size_t len = (bytes + huge_page_bytes - 1) / huge_page_bytes * huge_page_bytes;
+  // Map one huge page more than needed, then unmap the unaligned head and the tail.
+  void* raw = mmap(nullptr, len + huge_page_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (raw == MAP_FAILED) throw std::bad_alloc();
+  char* const base = static_cast<char*>(raw);
+  const std::size_t head =
+      (huge_page_bytes - reinterpret_cast<std::uintptr_t>(raw) % huge_page_bytes) % huge_page_bytes;
+  char* const p = base + head;
+  if (head > 0) munmap(base, head);
+  munmap(p + len, huge_page_bytes - head);
+  madvise(p, len, MADV_HUGEPAGE);  // a kernel without THP says EINVAL: 4 KiB pages, as before
+  return p;
+}
+
+void free_host(void* p, std::size_t bytes) noexcept {
+  if (!p) return;
+  if (bytes < huge_page_bytes) return ::operator delete(p);
+  munmap(p, (bytes + huge_page_bytes - 1) / huge_page_bytes * huge_page_bytes);
+}
+
+std::string sysfs_choice(const std::string& text) {
+  const auto open = text.find('['), close = text.find(']');
+  return open == std::string::npos || close == std::string::npos || close < open
+             ? ""
+             : text.substr(open + 1, close - open - 1);
+}
+
+std::vector<std::pair<std::string, std::string>> host_memory_facts(const std::string& thp_root) {
+  auto read = [&](const char* name) {
+    std::ifstream in(thp_root + "/" + name);
+    std::string line;
+    std::getline(in, line);
+    return sysfs_choice(line);
+  };
+  return {{"host_thp", read("enabled")}, {"host_thp_defrag", read("defrag")}};
+}
 
 template <class T>
 host_matrix<T>::host_matrix(std::int64_t rows, std::int64_t cols) : rows_(rows), cols_(cols) {

@@ -7,6 +7,7 @@
 #include <limits>
 #include <vector>
 
+#include "parallel.hpp"
 #include "solvebench/errors.hpp"
 #include "solvebench/generate.hpp"
 #include "solvebench/precision.hpp"
@@ -35,7 +36,7 @@ void gemv_wide(const host_matrix<T>& m, const std::vector<W>& v, std::vector<W>&
   const std::int64_t rows = m.rows(), cols = m.cols();
   y.assign(static_cast<std::size_t>(rows), W(0));
   if (abs_row_sums) abs_row_sums->assign(static_cast<std::size_t>(rows), 0.0);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (worth_threads(rows * cols))
   for (std::int64_t i0 = 0; i0 < rows; i0 += row_block) {
     const std::int64_t i1 = std::min(rows, i0 + row_block);
     for (std::int64_t j = 0; j < cols; ++j) {

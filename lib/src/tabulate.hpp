@@ -3,6 +3,7 @@
 
 #include <cstdint>
 
+#include "parallel.hpp"
 #include "solvebench/generate.hpp"
 #include "solvebench/matrix.hpp"
 
@@ -25,7 +26,7 @@ T rounded(complex_entry v) {
 template <class T, class Entry>
 host_matrix<T> tabulate(std::int64_t rows, std::int64_t cols, Entry entry) {
   host_matrix<T> m(rows, cols);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (worth_threads(rows * cols))
   for (std::int64_t j = 0; j < cols; ++j)
     for (std::int64_t i = 0; i < rows; ++i) m(i, j) = rounded<T>(entry(i, j));
   return m;

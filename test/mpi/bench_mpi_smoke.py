@@ -57,12 +57,21 @@ def usage_error(p, needle):
 
 
 def load_rows_log(path):
-    """The context (line 1) and the run objects (one a line) of a rows log."""
+    """The context (line 1) and the run objects (one a line: a round of a row) of a rows log."""
     with open(path) as f:
         docs = [json.loads(line) for line in f]
     if not docs or "context" not in docs[0] or any("name" not in d for d in docs[1:]):
         fail("%s is not a context line and one run object a line" % path)
     return docs[0]["context"], docs[1:]
+
+
+def repetitions(doc):
+    """{row name: its repetitions (one a round)}."""
+    out = {}
+    for b in doc["benchmarks"]:
+        if b.get("run_type", "iteration") == "iteration":
+            out.setdefault(b["name"], []).append(b)
+    return out
 
 
 def expected_rows(sizes, nbs, ranks):
@@ -71,12 +80,14 @@ def expected_rows(sizes, nbs, ranks):
 
 
 def check_rows(doc, expected, ranks):
-    names = {b["name"]: b for b in doc["benchmarks"]}
+    reps = repetitions(doc)
+    names = {name: r[-1] for name, r in reps.items()}
     missing = [e for e in expected if e not in names]
     if missing:
         fail("missing rows: %s (have %s)" % (missing, sorted(names)))
-    if len(doc["benchmarks"]) != len(expected):
-        fail("%d rows in the JSON, expected %d" % (len(doc["benchmarks"]), len(expected)))
+    if len(names) != len(expected) or any(len(r) != 5 for r in reps.values()):
+        fail("%d rows in the JSON (rounds %s), expected %d of 5 rounds"
+             % (len(names), sorted({len(r) for r in reps.values()}), len(expected)))
     for name in expected:
         b = names[name]
         if b.get("error_occurred"):
@@ -134,7 +145,7 @@ def case_run(mpiexec, exe, work):
             fail("%s does not map to a CPU row name (%s)" % (name, cpu))
     _, rows = load_rows_log(os.path.join(work, "run.rows.jsonl"))
     logged = {b["name"] for b in rows}
-    if logged != set(expected) or len(rows) != len(expected):
+    if logged != set(expected) or len(rows) != 5 * len(expected):
         fail("rows log differs from the JSON: %s" % sorted(logged ^ set(expected)))
     print("ok: %d rows on 2 ranks, all resid < 16, printed once" % len(expected))
 
@@ -168,8 +179,9 @@ def case_singular(mpiexec, exe, work):
         posv = rows.get("MPI/%sposv/n:40/nrhs:1/ranks:2/nb:4/manual_time" % prec)
         if not posv or "not positive definite" not in posv.get("error_message", ""):
             fail("posv on a non-symmetric matrix should name the minor: %r" % posv)
-    if p.stderr.count("row(s) failed") != 1 or p.stderr.count("pivot 21") != 2:
-        fail("the failure summary should be printed once (by rank 0):\n%s" % p.stderr)
+    fails = [l for l in p.stderr.splitlines() if l.startswith("Fail: ")]  # each as it happens, then the summary
+    if p.stderr.count("row(s) failed") != 1 or p.stderr.count("pivot 21") != 4 or len(fails) != 4:
+        fail("each failure said once as it happened and the summary once (by rank 0):\n%s" % p.stderr)
     print("ok: every row named its error, exit 1")
 
 
@@ -182,6 +194,7 @@ def case_usage(mpiexec, exe, work):
         (["--kind=hilbert"], {}, "unknown matrix kind 'hilbert'"),
         (["--frobnicate"], {}, "unknown argument '--frobnicate'"),
         (["--benchmark_enable_random_interleaving=true"], {}, "not supported under MPI"),
+        (["--processes=2"], {}, "--processes=2: solve_bench_mpi cannot start processes of its own"),
         (["--benchmark_out=" + os.path.join(work, "no", "such", "dir.json")], {}, "--benchmark_out: cannot create files in"),
         ([], {"SOLVE_BENCH_NB": "abc"}, "SOLVE_BENCH_NB: 'abc' is not an integer"),
         # solve_bench's GPU, mixed-precision and batched flags mean nothing here: refused, not ignored
@@ -232,7 +245,7 @@ def case_out_rank0(mpiexec, exe, work):
             ["--benchmark_out=" + os.path.join(work, "no", "such", "dir.json")], timeout=120)
     if p.returncode != 0:
         fail("expected exit 0, got %d\n%s" % (p.returncode, p.stderr[-2000:]))
-    rows = [b["name"] for b in json.load(open(out))["benchmarks"]]
+    rows = list(repetitions(json.load(open(out))))
     if rows != ["MPI/dgesv/n:32/nrhs:1/ranks:2/nb:64/manual_time"]:
         fail("rank 0's JSON: %s" % rows)
     print("ok: only rank 0 opened --benchmark_out")
@@ -243,10 +256,11 @@ def case_min_time_1x(mpiexec, exe, work):
     p = run(mpiexec, 2, exe, ["--sizes=32", "--nb=8", "--benchmark_out=" + out], {"BENCHMARK_MIN_TIME": "1x"})
     if p.returncode != 0:
         fail("BENCHMARK_MIN_TIME=1x: exit %d (it was 139)\n%s" % (p.returncode, p.stderr[-2000:]))
-    rows = json.load(open(out))["benchmarks"]
-    if len(rows) != 4 or any(b.get("error_occurred") or b["iterations"] != 1 for b in rows):
-        fail("expected 4 rows of one timed call each: %r" % [(b["name"], b.get("iterations")) for b in rows])
-    print("ok: BENCHMARK_MIN_TIME=1x, one call a row on 2 ranks")
+    reps = repetitions(json.load(open(out)))
+    rows = [b for r in reps.values() for b in r]
+    if len(reps) != 4 or len(rows) != 20 or any(b.get("error_occurred") or b["iterations"] != 1 for b in rows):
+        fail("expected 4 rows of 5 rounds of one timed call each: %r" % [(b["name"], b.get("iterations")) for b in rows])
+    print("ok: BENCHMARK_MIN_TIME=1x, one call a round on 2 ranks")
 
 
 def case_nothing(mpiexec, exe, work):

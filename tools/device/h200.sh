@@ -21,9 +21,15 @@
 #   complex    the complex rows (z, c) on the CPU and the GPU at the default sizes -> complex.json
 #   big        one H200 full: GPU d gesv/posv at n = 130000 and s at n = 180000 -> big-d.json, big-s.json
 #   mixed-big  the mixed-precision rows at n = 46000 beside GPU/dgesv -> mixed-46000.json
-#   max        what --sizes=max picks here (the rows' list and why) -> max.txt
+#   max        what --sizes=max picks here (the rows' list and why, its exit status) -> max.txt, and
+#              test/bench_paths.py sizes_max (its forms and docs/usage.md's example, checked)
 #   ab2        A/B of the GPU dense rows: .carry/old (70d4130) against this tree, alternating rounds,
 #              judged by solve_bench_checks compare -> ab-compare.json, ab-compare.md
+#   spread     issue 30 item 2, what the suite adds between processes on the GPU rows: 10 processes
+#              as before against 10 with a 50 us GPU-side hold before each timed call
+#              (SOLVE_BENCH_GPU_HOLD_US, device_hold.hpp), alternating, no pair started after 170 s; prints
+#              tools/aa-coverage per side and the processes' medians beside their SM clocks; 4 more
+#              GPU/dgemm/n:1024 processes log cuBLASLt's kernel choice -> spread/, spread.txt
 #   gate       the pull-request gate on this build as both sides, GPU rows of 1.7-40 ms: each word
 #              of GATE_RUNS (default "aa aa planted") one .ci/bench-pr run, "planted" with
 #              GPU/dgesv/n:4096 made 10% slower on the head -> gate-outcomes.txt, gate-<k>-*/
@@ -163,7 +169,11 @@ for mode in "$@"; do
         --benchmark_filter='^GPU/d[a-z]*gesv/n:46000/nrhs:1/kind:diagdom'
       ;;
     max)
-      step 60 max sh -c "$BIN --sizes=max --benchmark_list_tests > $WORK/max.txt 2>&1; nvidia-smi --query-gpu=memory.free,memory.total --format=csv >> $WORK/max.txt"
+      # Its exit status too (it aborted, 134, before the fix of issue 31); then the checked forms
+      # of it and docs/usage.md's example (test/bench_paths.py: lists, exit 0, every row at the n
+      # its line names, the example's GPU rows).
+      step 60 max sh -c "$BIN --sizes=max --benchmark_list_tests > $WORK/max.txt 2>&1; echo \"exit \$?\" >> $WORK/max.txt; nvidia-smi --query-gpu=memory.free,memory.total --format=csv >> $WORK/max.txt"
+      step 120 max-checked python3 test/bench_paths.py sizes_max "$BIN" "$WORK/paths"
       ;;
     ab2)
       step 200 old-build sh -c "cmake -S .carry/old -B build/old -G Ninja -DCMAKE_BUILD_TYPE=Release -DSOLVE_BENCH_CUDA=ON \
@@ -180,6 +190,35 @@ for mode in "$@"; do
         done
       done
       step 60 ab-compare sh -c "$CHECKS compare --json=$WORK/ab-compare.json --markdown=$WORK/ab-compare.md $WORK/ab-old-*.json -- $WORK/ab-new-*.json; cat $WORK/ab-compare.md"
+      ;;
+    spread)
+      mkdir -p "$WORK/spread"
+      for f in enabled defrag; do echo "thp $f: $(cat /sys/kernel/mm/transparent_hugepage/$f)"; done >"$WORK/spread.txt"
+      lscpu | grep -E "Model name|^CPU\(s\)|NUMA" >>"$WORK/spread.txt"
+      spread_t0=$SECONDS
+      for i in 0 1 2 3 4 5 6 7 8 9; do
+        [ $((SECONDS - spread_t0)) -gt ${SPREAD_SECONDS:-170} ] && { say "spread: stopping at pair $i (time)"; break; }
+        sides="0 50"; [ $((i % 2)) -eq 1 ] && sides="50 0"  # A B B A ...: drift falls on both
+        for us in $sides; do
+          step 40 "spread-hold$us-$i" env SOLVE_BENCH_GPU_HOLD_US=$us "$BIN" --sizes=1024,4096,8192 --precisions=d \
+            --benchmark_filter='^GPU/d(gesv|posv|getrf|potrf|gemm)/' \
+            --benchmark_out="$WORK/spread/hold$us-$i.json" --benchmark_out_format=json
+        done
+      done
+      for k in 0 1 2 3; do  # which kernel cuBLAS picks for GPU/dgemm/n:1024, process by process
+        step 12 "spread-cublaslt-$k" env CUBLASLT_LOG_LEVEL=2 CUBLASLT_LOG_FILE="$WORK/spread/cublaslt-$k.%i.log" "$BIN" \
+          --sizes=1024 --precisions=d --benchmark_filter='^GPU/dgemm/n:1024/' --benchmark_min_time=20x \
+          --benchmark_out="$WORK/spread/cublaslt-$k.json" --benchmark_out_format=json
+        for f in "$WORK"/spread/cublaslt-$k.*.log; do [ -f "$f" ] && { head -c 4000 "$f" >"$f.head"; rm -f "$f"; }; done
+      done
+      files() { ls "$WORK"/spread/hold"$1"-*.json 2>/dev/null | grep -v '\.\(audit\|verdict\)\.json$'; }
+      for us in 0 50; do
+        { echo "== aa-coverage, hold $us us"; python3 tools/aa-coverage --checks "$CHECKS" $(files $us); } >>"$WORK/spread.txt" 2>&1
+      done
+      python3 tools/device/spread_table.py "hold0:$(files 0 | paste -sd,)" "hold50:$(files 50 | paste -sd,)" \
+        >>"$WORK/spread.txt" 2>&1
+      grep -h -m3 -i "algo\|kernel" "$WORK"/spread/cublaslt-*.head >>"$WORK/spread.txt" 2>/dev/null
+      cat "$WORK/spread.txt"
       ;;
     gate)
       k=0

@@ -181,7 +181,7 @@ def check_pandas(log):
     df = df[df["name"].notna()]  # the first line is the context
     if len(df) != len(lines) - 1:
         fail("pandas.read_json gives %d rows for the %d runs of %s" % (len(df), len(lines) - 1, log))
-    for column in ("real_time", "GFLOP/s", "resid", "noise_pct", "n"):
+    for column in ("real_time", "GFLOP/s", "resid", "noise_within_pct", "n"):
         if df[column].dtype.kind != "f":
             fail("pandas: column %s is %s, not numbers" % (column, df[column].dtype))
     for column in ("backend", "op", "precision"):

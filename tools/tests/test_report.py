@@ -138,7 +138,7 @@ class RendersTheChecks(ReportCase):
         # the audit of this run (the C++ checks') numbers its findings; every row it names is marked
         audit = sbjson.load_audit(os.path.join(self.out, "checks.json"))
         table = self.read("table.md")
-        for number, finding in enumerate([f for f in audit.findings if f.rows], 1):
+        for number, finding in enumerate(audit.findings, 1):
             self.assertIn("- †%d **%s** `%s`" % (number, finding.severity, finding.rule), table)
 
 

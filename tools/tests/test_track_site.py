@@ -33,6 +33,14 @@ class DashboardTest(TrackCase):
         self.assertIn("power-capped", page)
         self.assertIn("GPU faster from n = 256", page)
         self.assertEqual(page.count("change point 1 at run 12"), 2)
+        # the answers beside their change points: in both tables and under the row
+        culprit = ("<span class=\"culprit\">culprit: <code>bbbbbbb</code> lapack: let LAPACKE &lt;check&gt; its "
+                   "inputs</span>: CPU/dgetrs/n:256/nrhs:1 +98% (±4%, 16 pairs), 4 steps, 6.0 min")
+        self.assertEqual(page.count(culprit), 2)
+        self.assertEqual(index.count(culprit), 1)
+        confirmed = "<span class=\"culprit\">confirmed: blas_core Haswell -&gt; Prescott</span>"
+        self.assertEqual(page.count(confirmed), 4)  # two rows, in the table and under each row
+        self.assertEqual(index.count(confirmed), 2)
         for folder, text in ((site, index), (os.path.join(site, "bench1"), page)):
             for ref in re.findall(r'(?:src|href)="([^"]+)"', text):
                 self.assertNotRegex(ref, r"^[a-z]+:|^/|^//", ref)
@@ -40,7 +48,7 @@ class DashboardTest(TrackCase):
                 self.assertTrue(target.startswith(os.path.realpath(site) + os.sep) or target == os.path.realpath(site))
                 self.assertTrue(os.path.exists(target), ref)
         plots = os.listdir(os.path.join(site, "bench1", "plots"))
-        self.assertEqual(len(plots), 3)
+        self.assertEqual(len(plots), 4)
         with open(os.path.join(site, "bench1", "plots", plots[0]), "rb") as f:
             self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
         failed = analysis.Series("r", "CPU/x/n:1", None, errors={0: "no memory", 1: "no memory"})
@@ -48,6 +56,22 @@ class DashboardTest(TrackCase):
         self.assertTrue(os.path.getsize(os.path.join(self.dir, "failed.png")) > 0)
         self.track("dashboard", "--store", self.store, "--out", site)  # its own site: replaced
         self.track("dashboard", "--store", self.store, "--out", self.store, expect=2)  # anything else: refused
+
+    def test_verdict_rendered_safely(self):
+        """The verdict's Markdown as HTML (headings under the page's, lists, a table, emphasis,
+        code); its raw HTML, links and images as text: nothing that runs or loads."""
+        site = dashboard_history(self)
+        with open(os.path.join(site, "bench1", "index.html")) as f:
+            page = f.read()
+        verdict = page[page.index("<div class=\"verdict\">"):]
+        verdict = verdict[:verdict.index("</div>")]
+        for html in ("<h4>Verdict</h4>", "<h5>Caveats from the audit</h5>", "<li>dgesv: GPU faster from n = 256</li>",
+                     "<strong>blas_threads</strong> (warning): one BLAS thread †1", "<td><code>blas_threads</code></td>",
+                     "GPU: <strong>none</strong>", "&lt;script&gt;alert(1)&lt;/script&gt;"):
+            self.assertIn(html, verdict)
+        for raw in ("# Verdict", "**", "<script", "<img", "<a ", "javascript:alert(1)\">", "src=\"http"):
+            self.assertNotIn(raw, verdict)
+        self.assertNotIn("<script", page)
 
 
 def chromium():
@@ -102,6 +126,12 @@ class BrowserTest(TrackCase):
             self.assertIn("<h4>%s</h4>" % row, dom)
         self.assertEqual(dom.count("change point 1 at run 12"), 2)
         self.assertIn("cause: blas_core Haswell -&gt; Prescott", dom)
+        self.assertEqual(dom.count('<span class="culprit">culprit: <code>bbbbbbb</code> lapack: let LAPACKE '
+                                   '&lt;check&gt; its inputs</span>'), 2)
+        self.assertIn("<h4>Verdict</h4>", dom)
+        self.assertIn("<strong>blas_threads</strong>", dom)
+        self.assertNotIn("# Verdict", dom)
+        self.assertNotIn("<script", dom)
         self.assertEqual([u for _, u in requests if not u.startswith("file:")], [])
         shot = os.path.join(self.dir, "shot.png")
         self.render(page, "--screenshot=" + shot, "--window-size=1000,5000", "--hide-scrollbars")

@@ -52,9 +52,9 @@ def write_run(path, day, rows, context=None, audit=None, verdict=None):
         benchmarks += entries(name, ms, noise, unit="us" if name.startswith("GPU") else "ms")
     with open(path, "w") as f:
         json.dump({"context": ctx, "benchmarks": benchmarks}, f)
-    if audit is not None:
+    if audit is not None:  # what the readers require of an audit (sbjson.AUDIT), unless given
         with open(path[:-5] + ".audit.json", "w") as f:
-            json.dump({"audit": audit}, f)
+            json.dump({"audit": dict({"rules_checked": [], "rows_checked": len(rows)}, **audit)}, f)
     if verdict is not None:
         with open(path[:-5] + ".verdict.md", "w") as f:
             f.write(verdict)
@@ -101,16 +101,53 @@ class TrackCase(unittest.TestCase):
             return json.load(f), text
 
 
+VERDICT_MD = """# Verdict
+
+GPU: **none** · host: bench1
+
+- dgesv: GPU faster from n = 256
+- **blas_threads** (warning): one BLAS thread †1
+
+## Caveats from the audit
+
+| rule | severity |
+| --- | --- |
+| `blas_threads` | warning |
+
+<script>alert(1)</script> <img src="http://127.0.0.1:9/v.png"> ![x](http://127.0.0.1:9/i.png) [a](javascript:alert(1))
+"""
+
+
 def dashboard_history(case):
-    """A store with an environment change at run 12 on two CPU rows, and its dashboard."""
+    """A store with an environment change at run 12 on two CPU rows (confirmed: blas_core) and a
+    commit change at run 16 on a third (its culprit bisected), the answers kept, and its dashboard."""
     rng = np.random.default_rng(21)
     audit = {"clean": False, "findings": [{"rule": "gpu_throttled", "severity": "note",
                                            "rows": ["GPU/dgesv/n:1024/nrhs:1"], "message": "power-capped"}]}
     case.history(24, lambda k: {"CPU/dgesv/n:1024/nrhs:1": noisy(rng, 5 * (3 if k >= 12 else 1), 3),
                                 "CPU/dgetrf/n:256": noisy(rng, 1 * (3 if k >= 12 else 1), 3),
+                                "CPU/dgetrs/n:256/nrhs:1": noisy(rng, 0.05 * (2 if k >= 16 else 1), 3),
                                 "GPU/dgesv/n:1024/nrhs:1": noisy(rng, 2, 3)},
-                 lambda k: {"blas_core": "Prescott" if k >= 12 else "Haswell"},
-                 audit=audit, verdict="# Verdict\n\n- dgesv: GPU faster from n = 256\n")
+                 lambda k: {"blas_core": "Prescott" if k >= 12 else "Haswell",
+                            "solve_bench_commit": COMMIT_B if k >= 16 else COMMIT_A},
+                 audit=audit, verdict=VERDICT_MD)
+    from tracking import store
+    files = sorted(os.listdir(os.path.join(case.store, "bench1")))
+    evidence = [{"row": "CPU/dgetrs/n:256/nrhs:1", "status": "slower", "outcome": "moved", "change_pct": 98.0,
+                 "noise_pct": 4.0, "pairs": 16}]
+    store.write_answer(case.store, "bench1", "bisect-test", {
+        "kind": "bisect", "outcome": "culprit", "message": "", "rows": ["CPU/dgetrs/n:256/nrhs:1"],
+        "runs": {"before": {"commit": COMMIT_A}, "after": {"commit": COMMIT_B}}, "seconds": 360.0,
+        "steps": [{"commit": COMMIT_B}] * 4, "skipped": [],
+        "culprit": {"commit": COMMIT_B, "short": "bbbbbbb", "subject": "lapack: let LAPACKE <check> its inputs",
+                    "rows": evidence, "merge": None}})
+    store.write_answer(case.store, "bench1", "confirm-test", {
+        "kind": "confirm", "rows": ["CPU/dgesv/n:1024/nrhs:1", "CPU/dgetrf/n:256"],
+        "runs": {"before": {"file": files[11]}, "after": {"file": files[12]}}, "unconfirmable": {},
+        "levers": [{"lever": "coretype", "keys": {"blas_core": ["Haswell", "Prescott"]}, "outcome": "moved",
+                    "how": "OPENBLAS_CORETYPE=Haswell -> OPENBLAS_CORETYPE=Prescott", "seconds": 60.0,
+                    "rows": [{"row": "CPU/dgesv/n:1024/nrhs:1", "outcome": "moved", "change_pct": 201.0,
+                              "noise_pct": 5.0, "pairs": 12}]}]})
     site = os.path.join(case.dir, "site")
     case.track("dashboard", "--store", case.store, "--out", site, "--baseline", "0")
     return site

@@ -167,7 +167,10 @@ def detect(s: Series, causes: Causes, testbed: str, records, alpha=ALPHA, min_ru
                  "date": records[s.positions[cp]]["date"], "before_ms": before, "after_ms": after,
                  "change_pct": (after / before - 1) * 100, "p": found[moved.get(cp, cp)],
                  "min_change_pct": min_change_pct(s.noise[a:b], override),
-                 "cause": causes.of(s.positions[cp - 1], s.positions[cp], load_change(s, causes, a, c, b))}
+                 "cause": causes.of(s.positions[cp - 1], s.positions[cp], load_change(s, causes, a, c, b)),
+                 "runs": {side: {"index": i, "file": os.path.basename(records[i].get("path", "")),
+                                 "commit": records[i]["fingerprint"].get(CODE_KEY)}
+                          for side, i in (("before", s.positions[cp - 1]), ("after", s.positions[cp]))}}
         if s.row_id is not None:
             point["id"] = s.row_id
         if cp in moved:
@@ -288,6 +291,8 @@ def summary(result: dict) -> str:
             lines.append("  %-44s run %d: %.4g -> %.4g ms (%+.1f%%, p %.3g)  cause: %s"
                          % (c["row"], c["run_index"], c["before_ms"], c["after_ms"], c["change_pct"],
                             c["p"], cause_text(c["cause"])))
+            for answer in c.get("answers", []):
+                lines.append("    %s: %s" % (answer["kind"], answer["line"]))
         creeps = [c for c in result["creep"] if c["testbed"] == testbed]
         if creeps:
             flagged = [c for c in creeps if c["flagged"]]

@@ -1,8 +1,10 @@
 """The static dashboard of a store: SITE/index.html (the testbeds and every change point) and
 SITE/<testbed>/index.html (the latest run's environment, audit and verdict, then each row's
-series as a PNG, rows grouped by operation, change points marked and their causes beside).
-No script, nothing fetched from outside: a Content-Security-Policy allows the page's own
-images and style sheet only, and every link is relative, inside SITE."""
+series as a PNG, rows grouped by operation, change points marked and their causes beside,
+with the culprit that tools/track bisect or confirm found). No script, nothing fetched from
+outside: a Content-Security-Policy allows the page's own images and style sheet only, and
+every link is relative, inside SITE. The verdict's Markdown is rendered by markdown-it-py
+with raw HTML, links and images off: its text is escaped, it can add no element that loads."""
 import hashlib
 import html
 import io
@@ -19,7 +21,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 from PIL import Image  # noqa: E402  (matplotlib's own dependency)
 
-from tracking import analysis, store  # noqa: E402
+from markdown_it import MarkdownIt  # noqa: E402  (Debian: python3-markdown-it)
+
+from tracking import analysis, bisect, confirm, store  # noqa: E402
 
 MARKER = ".track-site"  # a folder with it was written here, and may be replaced
 CSP = ("default-src 'none'; img-src 'self'; style-src 'self'; base-uri 'none'; "
@@ -32,6 +36,8 @@ th { background: #f3f3f3; }
 .row h4 { margin: .2em 0; font-family: monospace; }
 .slower { color: #a40000; } .faster { color: #006400; }
 .cause { font-weight: bold; }
+.culprit { font-weight: bold; color: #5a2d82; }
+.verdict { border-left: 3px solid #ddd; padding-left: 1em; }
 pre { white-space: pre-wrap; background: #f7f7f7; padding: .6em; }
 .severity-timing-bug { color: #a40000; font-weight: bold; } .severity-warning { color: #8a5a00; }
 """
@@ -62,6 +68,40 @@ def change_text(c: dict) -> str:
 
 def cause_html(cause: dict) -> str:
     return "<span class=\"cause\">cause: %s</span>" % esc(analysis.cause_text(cause))
+
+
+def answer_html(c: dict) -> str:
+    """The culprit and the confirmed keys of a change point, with the evidence, and what a bisect
+    or confirm that found neither said; nothing without an answer (its cause is the list of
+    candidates)."""
+    parts = []
+    k = c.get("culprit")
+    if k:
+        rows = "; ".join(bisect.row_text(r) for r in k["rows"] if r.get("outcome") != bisect.SAME)
+        merge = " (in the branch of merge %s)" % k["merge"][:10] if k.get("merge") else ""
+        parts.append("<span class=\"culprit\">culprit: <code>%s</code> %s</span>%s: %s, %d steps, %s"
+                     % (esc(k["short"]), esc(k["subject"]), esc(merge), esc(rows), k["steps"],
+                        esc(bisect.duration(k["seconds"]))))
+    for lever in c.get("confirmed", []):
+        rows = "; ".join(bisect.row_text(r) for r in lever["rows"] if r.get("outcome") == bisect.MOVED)
+        parts.append("<span class=\"culprit\">confirmed: %s</span> (%s): %s"
+                     % (esc(confirm.keys_text(lever["keys"], short=True)), esc(lever["how"]), esc(rows)))
+    shown = {"bisect"} if k else set()
+    if c.get("confirmed"):
+        shown.add("confirm")
+    parts += [esc(a["line"]) for a in c.get("answers", []) if a["kind"] not in shown]  # e.g. no culprit
+    return "<br>".join(parts)
+
+
+def verdict_html(text: str) -> str:
+    """The verdict's Markdown as HTML: headings (under the page's own), lists, tables, emphasis,
+    code; raw HTML shown as text, no link or image."""
+    md = MarkdownIt("commonmark", {"html": False}).enable("table").disable(["image", "link", "autolink"])
+    tokens = md.parse(text)
+    for t in tokens:
+        if t.type in ("heading_open", "heading_close"):
+            t.tag = "h%d" % min(6, int(t.tag[1]) + 3)  # "# Verdict" under this page's h3
+    return "<div class=\"verdict\">%s</div>" % md.renderer.render(tokens, md.options, {})
 
 
 def slug(key: str) -> str:
@@ -121,9 +161,16 @@ def audit_html(audit) -> str:
         return "<p>No audit stored with this run.</p>"
     if not audit["findings"]:
         return "<p>Clean: no finding.</p>"
-    rows = [("<span class=\"severity-%s\">%s</span>" % (esc(f.get("severity")), esc(f.get("severity"))),
-             esc(f.get("rule")), esc(", ".join(f.get("rows", [])) or "the run"), esc(f.get("message")))
-            for f in audit["findings"]]
+    said = {}  # a cause several findings share (audit.json's "cause"), said with the first
+    rows = []
+    for i, f in enumerate(audit["findings"], 1):
+        cause = f.get("cause") or ""
+        if cause:
+            cause = " " + cause if cause not in said else " The same cause as †%d." % said[cause]
+            said.setdefault(f["cause"], f.get("number") or i)
+        rows.append(("<span class=\"severity-%s\">%s</span>" % (esc(f.get("severity")), esc(f.get("severity"))),
+                     esc(f.get("rule")), esc(", ".join(f.get("rows", [])) or "the run"),
+                     "†%d " % (f.get("number") or i) + esc(f.get("message", "") + cause)))
     return ("<p>%s</p>" % ("clean" if audit["clean"] else "not clean")) + table(
         ("severity", "rule", "rows", "finding"), rows)
 
@@ -137,9 +184,9 @@ def testbed_page(folder: str, testbed: str, records, result, rows, plotter) -> s
             "<p>%d runs, %s to %s; %d rows; %d change points.</p>"
             % (len(records), esc(records[0]["date"]), esc(latest["date"]), len(rows), len(cps))]
     body.append("<h2>Change points</h2>")
-    body.append(table(("row", "run", "date", "change", "cause"),
+    body.append(table(("row", "run", "date", "change", "cause", "culprit"),
                       [("<a href=\"#row-%s\">%s</a>" % (slug(s.key), esc(c["row"])), str(c["run_index"]),
-                        esc(c["date"]), change_text(c), cause_html(c["cause"])) for c, s in cps])
+                        esc(c["date"]), change_text(c), cause_html(c["cause"]), answer_html(c)) for c, s in cps])
                 if cps else "<p>None.</p>")
     changes = changes_between_runs(records)
     body.append("<h2>What changed between runs</h2>")
@@ -158,7 +205,7 @@ def testbed_page(folder: str, testbed: str, records, result, rows, plotter) -> s
     body.append("<h2>Latest run</h2><p>%s, %s</p>" % (esc(latest["source"]["file"]), esc(latest["date"])))
     body.append(table(("key", "value"), [(esc(k), esc(v)) for k, v in sorted(latest["fingerprint"].items())]))
     body.append("<h3>Audit</h3>" + audit_html(latest.get("audit")))
-    body.append("<h3>Verdict</h3>" + ("<pre>%s</pre>" % esc(latest["verdict_md"]) if latest.get("verdict_md")
+    body.append("<h3>Verdict</h3>" + (verdict_html(latest["verdict_md"]) if latest.get("verdict_md")
                                       else "<p>No verdict stored with this run.</p>"))
     body.append("<h2>Rows</h2>")
     os.makedirs(os.path.join(folder, "plots"))
@@ -192,8 +239,9 @@ def row_html(folder: str, s: analysis.Series, runs: int, plotter) -> str:
     if s.errors:
         facts += "; failed in run%s %s" % ("s" if len(s.errors) > 1 else "",
                                            ", ".join(map(str, sorted(s.errors))))
-    items = "".join("<li>change point %d at run %d (%s): %s; %s</li>"
-                    % (i, c["run_index"], esc(c["date"]), change_text(c), cause_html(c["cause"]))
+    items = "".join("<li>change point %d at run %d (%s): %s; %s%s</li>"
+                    % (i, c["run_index"], esc(c["date"]), change_text(c), cause_html(c["cause"]),
+                       "<br>" + answer_html(c) if answer_html(c) else "")
                     for i, c in enumerate(s.change_points, 1))
     return ("<div class=\"row\" id=\"row-%s\"><h4>%s</h4><p>%s</p>"
             "<img src=\"plots/%s.png\" alt=\"%s: median time of each run\" width=\"504\" height=\"137\">%s</div>"
@@ -213,9 +261,9 @@ def index_page(stored, result) -> str:
         body.append(table(("testbed", "runs", "dates", "rows", "change points"), lines))
     cps = sorted(result["change_points"], key=lambda c: (c["testbed"], c["run_index"], c["row"]))
     body.append("<h2>Change points</h2>")
-    body.append(table(("testbed", "row", "run", "change", "cause"),
+    body.append(table(("testbed", "row", "run", "change", "cause", "culprit"),
                       [(esc(c["testbed"]), esc(c["row"]), str(c["run_index"]), change_text(c),
-                        cause_html(c["cause"])) for c in cps]) if cps else "<p>None.</p>")
+                        cause_html(c["cause"]), answer_html(c)) for c in cps]) if cps else "<p>None.</p>")
     body.append("<p>The analysis as JSON: <a href=\"analysis.json\">analysis.json</a>.</p>")
     return page("solve_bench history", "\n".join(body))
 

@@ -6,8 +6,12 @@
 twice finds the file already there. A stored run is written to a temporary file in the same
 folder and then hard-linked to its name, which fails rather than replace a file that exists.
 
-Reads Google Benchmark JSON (--benchmark_out) and solve_bench's JSON-lines rows log on its
-own, without tools/sbjson.py, so that the store format does not move when that module does.
+Reads every format solve_bench writes through tools/sbjson.py (Google Benchmark JSON, the
+rows log X.rows.jsonl and a killed run's X.rows.jsonl.partial, concatenated logs); what is
+stored is this module's own format (FORMAT), which does not move when sbjson does.
+
+Beside the runs, STORE/<testbed>/answers/ holds what `tools/track bisect` and `confirm` found
+for a change point (one JSON file each, replaced by a later answer to the same question).
 Standard library only.
 """
 import datetime
@@ -18,12 +22,15 @@ import re
 import statistics
 import tempfile
 
+import sbjson  # tools/, on the path of whatever imports tracking
+
 FORMAT = "solve_bench-track/1"
 # The context keys kept as a run's environment fingerprint (the cause of a change point is
 # the keys that differ across it). Keys a run lacks are simply absent from its fingerprint.
 FINGERPRINT_KEYS = (
     "cpu_model", "gpu_name", "cuda_driver_version", "cuda_runtime_version", "cusolver_version",
-    "blas_vendor", "blas_version", "blas_core", "blas_threads", "blas_library", "lapack_version",
+    "blas_vendor", "blas_version", "blas_core", "blas_threads", "blas_library", "blas_variant",
+    "blas_config", "lapack_version",
     "compiler", "solve_bench_build_type", "library_build_type", "solve_bench_version",
     "solve_bench_commit", "cpu_governor", "cores_available", "thread_env", "gpu_sm_clock_khz",
 )  # not cpu_peak_fp64_GFLOPs: its clock may be measured, and moves from run to run
@@ -32,6 +39,10 @@ SOLVE_BENCH_MARKERS = ("solve_bench_version", "solve_bench_commit")
 MS_PER_UNIT = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}
 TIMING_SUFFIXES = ("/manual_time", "/real_time", "/process_time")
 RUN_FILE = re.compile(r"^\d{8}T\d{6}Z-[0-9a-f]{10}\.json$")
+# What solve_bench writes beside a run, read with it (audit, verdict.md) or not at all: never a run.
+SIDECAR_SUFFIXES = (".audit.json", ".verdict.json", ".verdict.md", ".csv")
+# A run's file name less its format: X.json, X.rows.jsonl, X.rows.jsonl.partial, X.jsonl -> X.
+RUN_SUFFIXES = (".rows.jsonl.partial", ".rows.jsonl", ".jsonl", ".json")
 
 
 class InputError(Exception):
@@ -61,31 +72,31 @@ def parse_date(text) -> datetime.datetime:
     return value.astimezone(datetime.timezone.utc)
 
 
+def is_sidecar(path: str) -> bool:
+    return path.endswith(SIDECAR_SUFFIXES)
+
+
+def run_stem(path: str) -> str:
+    """dir/X.json, dir/X.rows.jsonl(.partial) -> dir/X: the name the sidecars share."""
+    for suffix in RUN_SUFFIXES:
+        if path.endswith(suffix) and len(path) > len(suffix):
+            return path[: -len(suffix)]
+    return path
+
+
 def _read_run(path: str):
-    """(context, benchmark entries, the file's bytes) of a JSON run or a rows log."""
+    """(context, benchmark entries, the file's bytes, notes) of any run file solve_bench writes."""
     try:
+        results = sbjson.load(path)
         with open(path, "rb") as f:
             data = f.read()
+    except sbjson.InputError as e:
+        raise InputError(str(e)) from None
     except OSError as e:
         raise InputError("%s: %s" % (path, e.strerror)) from e
-    if not data.strip():
-        raise InputError("%s: empty file, not a solve_bench run" % path)
-    text = data.decode("utf-8", errors="replace")
-    try:
-        docs = [json.loads(text)]
-    except json.JSONDecodeError as whole:
-        try:  # a rows log: one JSON document a line
-            docs = [json.loads(line) for line in text.splitlines() if line.strip()]
-        except json.JSONDecodeError:
-            raise InputError("%s: not JSON (%s)" % (path, whole)) from None
-    if not all(isinstance(d, dict) for d in docs) or not isinstance(docs[0].get("context"), dict):
+    if not results.context:
         raise InputError("%s: not a solve_bench run: no \"context\" object" % path)
-    entries = []
-    for d in docs:
-        if not isinstance(d.get("benchmarks", []), list):
-            raise InputError("%s: not a solve_bench run: \"benchmarks\" is not a list" % path)
-        entries.extend(d.get("benchmarks", []))
-    return docs[0]["context"], entries, data
+    return results.context, results.rows, data, results.notes
 
 
 def _median_ms(entries):
@@ -135,29 +146,27 @@ def rows_of(entries, path="run") -> list:
     return rows
 
 
-def sidecar(path: str, suffix: str) -> str:
-    """X.json or X.rows.jsonl -> X<suffix> (X.audit.json, X.verdict.md)."""
-    for ending in (".rows.jsonl", ".jsonl", ".json"):
-        if path.endswith(ending):
-            return path[: -len(ending)] + suffix
-    return path + suffix
-
-
 def _audit(path: str):
-    audit_path = sidecar(path, ".audit.json")
-    if not os.path.exists(audit_path):
-        return None
     try:
-        with open(audit_path) as f:
-            audit = json.load(f)["audit"]
-        out = {"clean": bool(audit.get("clean")), "findings": list(audit.get("findings", []))}
-        # The checks' own bar for a loaded host, so that a change in load is judged by it.
-        limit = (audit.get("thresholds") or {}).get("other_busy_cores")
-        if isinstance(limit, (int, float)):
-            out["other_busy_cores"] = limit
-        return out
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
-        raise InputError("%s: not a solve_bench audit (%s)" % (audit_path, e)) from None
+        audit = sbjson.load_sidecar(sbjson.audit_path(path), "audit")
+    except sbjson.InputError as e:
+        raise InputError("%s: its audit sidecar: %s" % (path, e)) from None
+    if audit is None:
+        return None
+    out = {"clean": audit["clean"], "findings": list(audit["findings"])}
+    # The checks' own bar for a loaded host, so that a change in load is judged by it.
+    limit = (audit.get("thresholds") or {}).get("other_busy_cores")
+    if isinstance(limit, (int, float)):
+        out["other_busy_cores"] = limit
+    return out
+
+
+def _verdict_md(path: str):
+    verdict = run_stem(path) + ".verdict.md"
+    if not os.path.exists(verdict):
+        return None
+    with open(verdict, encoding="utf-8", errors="replace") as f:
+        return f.read()
 
 
 def safe_testbed(name: str) -> str:
@@ -166,9 +175,10 @@ def safe_testbed(name: str) -> str:
     return safe or "unnamed"
 
 
-def record_of(path: str, testbed=None) -> dict:
-    """The stored form of the run in `path`: its rows, audit, verdict and fingerprint."""
-    context, entries, data = _read_run(path)
+def record_of(path: str, testbed=None, notes=None) -> dict:
+    """The stored form of the run in `path`: its rows, audit, verdict and fingerprint. What
+    reading left out (a torn last line of a killed run's log) is appended to `notes`."""
+    context, entries, data, read_notes = _read_run(path)
     if not any(k in context for k in SOLVE_BENCH_MARKERS):
         raise InputError("%s: not a solve_bench run: its context has none of %s"
                          % (path, ", ".join(SOLVE_BENCH_MARKERS)))
@@ -179,10 +189,6 @@ def record_of(path: str, testbed=None) -> dict:
     rows = rows_of(entries, path)  # stored without their key: load_stored() adds it
     if not rows:
         raise InputError("%s: a solve_bench run without rows" % path)
-    verdict = None
-    if os.path.exists(sidecar(path, ".verdict.md")):
-        with open(sidecar(path, ".verdict.md"), encoding="utf-8", errors="replace") as f:
-            verdict = f.read()
     record = {
         "format": FORMAT,
         "testbed": safe_testbed(testbed or str(context.get("host_name") or "unnamed")),
@@ -191,10 +197,12 @@ def record_of(path: str, testbed=None) -> dict:
         "fingerprint": {k: context[k] for k in FINGERPRINT_KEYS if k in context},
         "rows": rows,
         "audit": _audit(path),
-        "verdict_md": verdict,
+        "verdict_md": _verdict_md(path),
     }
     for row in rows:
         row["key"] = row_key(row["name"], row.get("id"))
+    if notes is not None:
+        notes.extend(read_notes)
     return record
 
 
@@ -211,13 +219,48 @@ def dumps(record: dict) -> str:
     return head[:-2] + ',\n "rows": [\n' + rows + "\n ]\n}\n"
 
 
+def same_run(folder: str, record: dict):
+    """A stored run of this testbed that is `record` in another format (X.json and its rows log
+    X.rows.jsonl, or the .partial log of a killed run): the same date and the same file stem."""
+    stamp = file_name(record)[:16]
+    stem = run_stem(record["source"]["file"])
+    for name in sorted(os.listdir(folder)):
+        if name.startswith(stamp) and RUN_FILE.match(name) and name != file_name(record):
+            try:
+                with open(os.path.join(folder, name)) as f:
+                    other = json.load(f)
+            except (OSError, ValueError):
+                continue
+            if run_stem(str((other.get("source") or {}).get("file"))) == stem and other.get("date") == record["date"]:
+                return os.path.join(folder, name)
+    return None
+
+
 def write(store: str, record: dict) -> tuple:
-    """Write one run into the store; (path, False) when it was stored already. Raises
-    InputError when a different file has its name: a stored run is never replaced."""
+    """Write one run into the store; (path, False) when it was stored already (this file, or
+    the same run in another format). Raises InputError when a different file has its name: a
+    stored run is never replaced."""
     folder = os.path.join(store, record["testbed"])
     os.makedirs(folder, exist_ok=True)
     path = os.path.join(folder, file_name(record))
+    other = same_run(folder, record)
+    if other:
+        return other, False
     text = dumps(record)
+    try:
+        write_whole(folder, text, lambda tmp: os.link(tmp, path))  # link: fails instead of replacing
+    except FileExistsError:
+        with open(path) as f:
+            if f.read() == text:
+                return path, False
+        raise InputError("%s exists with other content: not overwritten (run %s)"
+                         % (path, record["source"]["file"])) from None
+    return path, True
+
+
+def write_whole(folder: str, text: str, place):
+    """text into a temporary file of `folder`, synced, then place(temporary path) puts it at its
+    name (os.link or os.replace); the temporary file is gone afterwards either way."""
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=folder)
     try:
         umask = os.umask(0)
@@ -227,17 +270,10 @@ def write(store: str, record: dict) -> tuple:
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
-        try:
-            os.link(tmp, path)  # atomic, and fails instead of replacing an existing file
-        except FileExistsError:
-            with open(path) as f:
-                if f.read() == text:
-                    return path, False
-            raise InputError("%s exists with other content: not overwritten (run %s)"
-                             % (path, record["source"]["file"])) from None
+        place(tmp)
     finally:
-        os.unlink(tmp)
-    return path, True
+        if os.path.exists(tmp):
+            os.unlink(tmp)
 
 
 def load_stored(path: str) -> dict:
@@ -290,3 +326,42 @@ def prune(store: str, keep: int) -> list:
             os.unlink(path)
             removed.append(path)
     return removed
+
+
+# ---------------------------------------------------------------------------------- answers
+
+ANSWER_FORMAT = "solve_bench-track-answer/1"
+
+
+def answers_folder(store: str, testbed: str) -> str:
+    return os.path.join(store, safe_testbed(testbed), "answers")
+
+
+def write_answer(store: str, testbed: str, name: str, answer: dict) -> str:
+    """Keep what bisect or confirm found (replacing an earlier answer of that name)."""
+    folder = answers_folder(store, testbed)
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, re.sub(r"[^A-Za-z0-9._-]", "_", name) + ".json")
+    text = json.dumps(dict(answer, format=ANSWER_FORMAT), indent=1, sort_keys=True) + "\n"
+    write_whole(folder, text, lambda tmp: os.replace(tmp, path))
+    return path
+
+
+def answers(store: str, testbed: str) -> list:
+    """The answers kept for a testbed (each with its "path"); unreadable ones raise InputError."""
+    folder = answers_folder(store, testbed)
+    out = []
+    for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else ():
+        if not name.endswith(".json") or name.startswith("."):
+            continue
+        path = os.path.join(folder, name)
+        try:
+            with open(path) as f:
+                answer = json.load(f)
+            if answer.get("format") != ANSWER_FORMAT:
+                raise ValueError("format is %r, not %r" % (answer.get("format"), ANSWER_FORMAT))
+        except (OSError, ValueError, AttributeError) as e:
+            raise InputError("%s: not a bisect or confirm answer (%s)" % (path, e)) from None
+        answer["path"] = path
+        out.append(answer)
+    return out

@@ -61,10 +61,11 @@ struct runtime_info {
   std::string version;            // the vendor's own, e.g. "0.3.21" ("" when it cannot say)
   std::string blas_config;        // the vendor's self-description (openblas_get_config(), ...)
   std::string blas_core;          // the kernels it chose: OpenBLAS core, BLIS arch, FlexiBLAS backend
+  std::string blas_variant;       // its threading build: openblas-serial/-pthread/-openmp, blis-...; "" unknown
   int blas_threads = 0;           // threads it will use (0: it cannot say)
-  std::string blas_library;       // the shared object that provides dgemm_
+  std::string blas_library;       // the shared object that provides dgemm_, symbolic links resolved
   std::string lapack_version;     // LAPACK's ilaver(), e.g. "3.11.0"
-  std::string lapack_library;     // the shared object that provides dgetrf_
+  std::string lapack_library;     // the shared object that provides dgetrf_, symbolic links resolved
   std::string why_threads_fixed;  // "" when set_blas_threads() works; else why it does nothing
 };
 runtime_info blas_runtime_info();

@@ -1,13 +1,55 @@
-// host_matrix<T>: an owning, column-major host matrix (leading dimension = rows).
+// host_matrix<T>: an owning, column-major host matrix (leading dimension = rows), and the
+// host memory it lives in.
 #pragma once
 
 #include <complex>
 #include <cstddef>
 #include <cstdint>
+#include <new>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace solvebench {
+
+// Where host matrices live. A buffer of 2 MiB or more gets a mapping of its own, 2 MiB-aligned
+// and advised MADV_HUGEPAGE (as NumPy advises its large arrays), written when it is made. On
+// the 4 KiB pages that malloc gave, a row's time depended on where each allocation landed:
+// dgetrs n = 1024 ran 16-23% slower than on huge pages and 1-4.5% apart between allocations of
+// one process (results/cpu-dev/spread.md); and with THP "always" the share of a malloc'd
+// buffer that huge pages can back changes with its address. Smaller buffers: operator new.
+inline constexpr std::size_t huge_page_bytes = std::size_t{2} << 20;
+void* allocate_host(std::size_t bytes);
+void free_host(void* p, std::size_t bytes) noexcept;
+
+template <class T>
+struct host_allocator {
+  using value_type = T;
+  host_allocator() = default;
+  template <class U>
+  host_allocator(const host_allocator<U>&) noexcept {}  // implicit: the rebinding std::vector needs
+  T* allocate(std::size_t n) {
+    if (n > static_cast<std::size_t>(-1) / sizeof(T)) throw std::bad_array_new_length();
+    return static_cast<T*>(allocate_host(n * sizeof(T)));
+  }
+  void deallocate(T* p, std::size_t n) noexcept { free_host(p, n * sizeof(T)); }
+  template <class U>
+  bool operator==(const host_allocator<U>&) const noexcept {
+    return true;
+  }
+  template <class U>
+  bool operator!=(const host_allocator<U>&) const noexcept {
+    return false;
+  }
+};
+
+// The host's transparent huge page settings, for the run's context: {"host_thp", "madvise"}
+// (/sys/kernel/mm/transparent_hugepage/enabled: always, madvise or never; "" when unreadable)
+// and {"host_thp_defrag", ...}. With "never" the buffers above stay on 4 KiB pages.
+std::vector<std::pair<std::string, std::string>> host_memory_facts(
+    const std::string& thp_root = "/sys/kernel/mm/transparent_hugepage");
+// The bracketed choice of a sysfs setting: "always [madvise] never" -> "madvise"; "" when none.
+std::string sysfs_choice(const std::string& text);
 
 template <class T>
 class host_matrix {
@@ -40,7 +82,7 @@ class host_matrix {
 
   std::int64_t rows_ = 0;
   std::int64_t cols_ = 0;
-  std::vector<T> data_;
+  std::vector<T, host_allocator<T>> data_;
 };
 
 // Bytes the OS can still hand out (MemAvailable), for "too large for host memory" checks.

@@ -73,11 +73,17 @@ const char* name_of(perf_policy policy);
 // One reading of one device; each field empty when it could not be read (`missing` says why).
 struct gpu_sample {
   std::optional<unsigned> sm_clock_mhz;
+  // The SM clock the device runs work at when nothing limits it (nvmlDeviceGetApplicationsClock:
+  // the application clock, the boost target; 1980 MHz on an H200).
+  std::optional<unsigned> sm_app_clock_mhz;
   std::optional<std::uint64_t> clocks_event_reasons;  // clocks_event bits
   std::optional<unsigned> other_processes;            // compute processes other than this one
   std::optional<std::uint64_t> energy_mj;             // total energy since the driver loaded
-  // Capped time per policy, cumulative ns, in the order of perf_policies.
+  // Capped time per policy, cumulative ns, in the order of perf_policies, and the counters' own
+  // timestamp (nvmlViolationTime_t's referenceTime, a CPU time in us): NVML documents the
+  // difference of two readings' violation times at their two reference times as the time capped.
   std::array<std::optional<std::uint64_t>, perf_policies.size()> capped_ns;
+  std::optional<std::uint64_t> capped_reference_us;
   std::vector<std::string> missing;  // one sentence per kind of empty field
 };
 

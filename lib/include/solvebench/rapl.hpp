@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace solvebench::rapl {
@@ -56,6 +57,11 @@ class energy_meter {
   std::vector<zone> zones_;
   std::string reason_;
 };
+
+// The run's context key cpu_energy: "RAPL: package-0, dram" (the zones counted) when the meter
+// can read them, else why not ("RAPL not readable: ..."), so that a verdict without the CPU's
+// energy can say why.
+std::vector<std::pair<std::string, std::string>> energy_facts(const std::string& powercap_root = "/sys/class/powercap");
 
 // Microjoules counted from `before` to `after` on a counter that wraps to 0 past
 // `max_range_uj`, assuming at most one wrap (the usual range, about 262 kJ, lasts some 9 minutes

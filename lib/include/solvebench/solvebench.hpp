@@ -32,6 +32,7 @@
 #include "solvebench/cusolver_mg_context.hpp"
 #include "solvebench/device_code.hpp"
 #include "solvebench/device_generate.hpp"
+#include "solvebench/device_hold.hpp"
 #include "solvebench/device_known_solution.hpp"
 #include "solvebench/device_residual.hpp"
 #include "solvebench/iterative_refinement.hpp"

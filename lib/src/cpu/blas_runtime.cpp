@@ -10,7 +10,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <string>
+#include <system_error>
 
 #include "solvebench/lapack.hpp"
 
@@ -61,10 +63,14 @@ const object& executable() {
   return self;
 }
 
+// The file itself, not the name the loader went through: Debian's libopenblas.so.0 is a link
+// through /etc/alternatives to openblas-pthread/ or openblas-serial/, and which one is the cause.
 std::string describe(const object& o) {
   if (o.base == nullptr) return "unknown";
   if (o.base == executable().base) return o.path + " (linked statically)";
-  return o.path;
+  std::error_code ec;
+  const auto real = std::filesystem::canonical(o.path, ec);
+  return ec ? o.path : real.string();
 }
 
 // "OpenBLAS 0.3.21 DYNAMIC_ARCH ..." -> "0.3.21"; "... Version 2024.0.0 Product ..." -> "2024.0.0".
@@ -79,7 +85,7 @@ std::string word_after(const std::string& text, const std::string& marker) {
 struct vendor_calls {
   std::string vendor;
   object library;
-  std::string version, config, core, why_threads_fixed;
+  std::string version, config, core, variant, why_threads_fixed;
   int_fn get_threads = nullptr;
   set_int_fn set_threads = nullptr;
   blis_get_fn blis_get_threads = nullptr;
@@ -131,6 +137,9 @@ bool blis(void* handle, vendor_calls& out) {
   const auto arch_name = lookup<blis_arch_name_fn>(handle, "bli_arch_string");
   if (arch_id && arch_name) out.core = arch_name(arch_id());
   out.config = "BLIS " + out.version + (out.core.empty() ? "" : " " + out.core);
+  const auto openmp = lookup<blis_get_fn>(handle, "bli_info_get_enable_openmp");
+  const auto pthreads = lookup<blis_get_fn>(handle, "bli_info_get_enable_pthreads");
+  if (openmp && pthreads) out.variant = openmp() ? "blis-openmp" : pthreads() ? "blis-pthread" : "blis-serial";
   out.blis_get_threads = lookup<blis_get_fn>(handle, "bli_thread_get_num_threads");
   out.blis_set_threads = lookup<blis_set_fn>(handle, "bli_thread_set_num_threads");
   return true;
@@ -144,6 +153,12 @@ bool openblas(void* handle, vendor_calls& out) {
   out.config = config();
   out.version = word_after(out.config, "OpenBLAS ");
   if (const auto core = lookup<cstr_fn>(handle, "openblas_get_corename")) out.core = core();
+  // openblas_get_parallel(): 0 sequential, 1 pthreads, 2 OpenMP (Debian's openblas-serial,
+  // -pthread and -openmp packages).
+  if (const auto parallel = lookup<int_fn>(handle, "openblas_get_parallel")) {
+    const int p = parallel();
+    out.variant = p == 0 ? "openblas-serial" : p == 1 ? "openblas-pthread" : p == 2 ? "openblas-openmp" : "";
+  }
   out.get_threads = lookup<int_fn>(handle, "openblas_get_num_threads");
   out.set_threads = lookup<set_int_fn>(handle, "openblas_set_num_threads");
   return true;
@@ -202,6 +217,7 @@ runtime_info blas_runtime_info() {
   info.version = v.version;
   info.blas_config = v.config;
   info.blas_core = v.core;
+  info.blas_variant = v.variant;
   info.blas_threads = blas_threads();
   info.blas_library = describe(object_of(reinterpret_cast<const void*>(&dgemm_)));
   int major = 0, minor = 0, patch = 0;

@@ -149,4 +149,12 @@ std::optional<energy_joules> energy_meter::joules_between(const reading& before,
   return e;
 }
 
+std::vector<std::pair<std::string, std::string>> energy_facts(const std::string& powercap_root) {
+  const energy_meter meter(powercap_root);
+  if (!meter.readable()) return {{"cpu_energy", meter.unavailable_reason()}};
+  std::string names;
+  for (const auto& z : meter.zones()) names += (names.empty() ? "" : ", ") + z.name;
+  return {{"cpu_energy", "RAPL: " + names}};
+}
+
 }  // namespace solvebench::rapl

@@ -40,6 +40,10 @@ class gpu_row_monitor final : public row_monitor {
     std::vector<std::pair<std::string, double>> out;
     if (start_.sm_clock_mhz) out.emplace_back("sm_clock_start_MHz", *start_.sm_clock_mhz);
     if (end_.sm_clock_mhz) out.emplace_back("sm_clock_end_MHz", *end_.sm_clock_mhz);
+    // The clock the loop would run at unthrottled: a clock held down from the loop's start on
+    // reads "within x% of its start", but not of this.
+    if (const auto app = start_.sm_app_clock_mhz ? start_.sm_app_clock_mhz : end_.sm_app_clock_mhz)
+      out.emplace_back("sm_clock_app_MHz", *app);
     // The driver's own samples between the two reads; none for a loop shorter than its period.
     if (clocks_in_loop_ && clocks_in_loop_->count > 0) out.emplace_back("sm_clock_mean_MHz", clocks_in_loop_->mean_mhz);
     // Bitmasks of clocks_event bits; exact as doubles (the known bits end at 0x100).
@@ -47,8 +51,15 @@ class gpu_row_monitor final : public row_monitor {
       out.emplace_back("throttle_start", static_cast<double>(*start_.clocks_event_reasons));
     if (end_.clocks_event_reasons) out.emplace_back("throttle_end", static_cast<double>(*end_.clocks_event_reasons));
     // The time each limiter held the clock down during the loop, against the loop's wall time
-    // (between begin() and end(): the untimed restores between timed calls are in both).
+    // (between begin() and end(): the untimed restores between timed calls are in both). The
+    // counters move in steps of tens of ms (thresholds.hpp, nvml_counter_step_ms), so their change
+    // over a loop is known to a step, and the counters' own window (capped_window_ms, from their
+    // reference times) need not be the loop's.
     if (ended_) out.emplace_back("loop_ms", loop_ms_);
+    if (start_.capped_reference_us && end_.capped_reference_us &&
+        *end_.capped_reference_us >= *start_.capped_reference_us)
+      out.emplace_back("capped_window_ms",
+                       static_cast<double>(*end_.capped_reference_us - *start_.capped_reference_us) * 1e-3);
     for (std::size_t i = 0; i < nvml::perf_policies.size(); ++i) {
       const auto& a = start_.capped_ns[i];
       const auto& b = end_.capped_ns[i];

@@ -28,14 +28,17 @@ gpu_sample session::sample(const device& d) const {
   }
   const abi::device_t h = handle_of(d);
 
-  if (!api_->clock_info) {
-    s.missing.push_back("SM clock not readable: " + not_in_library("nvmlDeviceGetClockInfo"));
-  } else {
+  // The SM clock now, and the application clock (what it runs at when nothing holds it down).
+  using clock_query = abi::return_t (*)(abi::device_t, int, unsigned*);
+  const auto read_clock = [&](clock_query query, const char* function, const char* what) -> std::optional<unsigned> {
     unsigned mhz = 0;
-    const abi::return_t rc = api_->clock_info(h, abi::clock_sm, &mhz);
-    if (rc == abi::success) s.sm_clock_mhz = mhz;
-    else s.missing.push_back("SM clock not readable: " + api_->error(rc));
-  }
+    const abi::return_t rc = query ? query(h, abi::clock_sm, &mhz) : abi::success;
+    if (query && rc == abi::success) return mhz;
+    s.missing.push_back(std::string(what) + " not readable: " + (query ? api_->error(rc) : not_in_library(function)));
+    return std::nullopt;
+  };
+  s.sm_clock_mhz = read_clock(api_->clock_info, "nvmlDeviceGetClockInfo", "SM clock");
+  s.sm_app_clock_mhz = read_clock(api_->applications_clock, "nvmlDeviceGetApplicationsClock", "SM application clock");
 
   if (!api_->clocks_event_reasons) {
     s.missing.push_back("clock-event (throttle) reasons not readable: " +
@@ -91,6 +94,7 @@ gpu_sample session::sample(const device& d) const {
       const abi::return_t rc = api_->violation_status(h, static_cast<int>(perf_policies[i]), &t);
       if (rc == abi::success) {
         s.capped_ns[i] = t.violation_time_ns;
+        if (!s.capped_reference_us) s.capped_reference_us = t.reference_time_us;
         continue;
       }
       errors.push_back(rc);

@@ -81,6 +81,7 @@ static_assert(sizeof(nvmlProcessInfo_t) == sizeof(process_info) &&
 static_assert(sizeof(nvmlPciInfo_t) == sizeof(pci_info) &&
               offsetof(nvmlPciInfo_t, busId) == offsetof(pci_info, bus_id));
 static_assert(sizeof(nvmlViolationTime_t) == sizeof(violation_time) &&
+              offsetof(nvmlViolationTime_t, referenceTime) == offsetof(violation_time, reference_time_us) &&
               offsetof(nvmlViolationTime_t, violationTime) == offsetof(violation_time, violation_time_ns));
 static_assert(sizeof(nvmlSample_t) == sizeof(sample) && sizeof(nvmlValue_t) == sizeof(value) &&
               offsetof(nvmlSample_t, sampleValue) == offsetof(sample, sample_value));
@@ -115,6 +116,7 @@ struct api {
   const char* (*error_string)(abi::return_t);
   abi::return_t (*handle_by_bus_id)(const char*, abi::device_t*);
   abi::return_t (*clock_info)(abi::device_t, int, unsigned*);
+  abi::return_t (*applications_clock)(abi::device_t, int, unsigned*);
   abi::return_t (*clocks_event_reasons)(abi::device_t, unsigned long long*);
   abi::return_t (*compute_processes)(abi::device_t, unsigned*, abi::process_info*);
   abi::return_t (*total_energy)(abi::device_t, unsigned long long*);

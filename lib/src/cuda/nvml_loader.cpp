@@ -57,6 +57,7 @@ loaded open_library(const std::string& library) {
     }
   }
   find_symbol(lib, f->clock_info, {"nvmlDeviceGetClockInfo"});
+  find_symbol(lib, f->applications_clock, {"nvmlDeviceGetApplicationsClock"});
   // Renamed in CUDA 12.2's NVML; drivers keep the old name, older drivers have only it.
   find_symbol(lib, f->clocks_event_reasons,
               {"nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons"});

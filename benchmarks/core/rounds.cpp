@@ -1,0 +1,214 @@
+// The round plan and the re-execution that continues a run in a fresh process.
+#include "core/rounds.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+
+#include "solvebench/generate.hpp"
+
+namespace solvebench::bench {
+namespace {
+
+constexpr const char* depth_variable = "SOLVE_BENCH_REEXEC_DEPTH";  // fault re-executions so far
+constexpr const char* started_variable = "SOLVE_BENCH_REEXEC_STARTED";
+constexpr const char* temporary_variable = "SOLVE_BENCH_REEXEC_TEMPORARY";
+constexpr int max_fault_reexec = 32;
+
+std::string row_of(const json& e) {
+  std::string name = e.value("run_name", e.value("name", std::string()));
+  const std::string tail = "/manual_time";
+  if (name.size() > tail.size() && name.compare(name.size() - tail.size(), tail.size(), tail) == 0)
+    name.resize(name.size() - tail.size());
+  return name;
+}
+
+int int_of(const json& e, const char* key) {
+  const auto it = e.find(key);
+  return it != e.end() && it->is_number() ? static_cast<int>(it->get<double>()) : 0;
+}
+
+double number_of(const json& e, const char* key) {
+  const auto it = e.find(key);
+  return it != e.end() && it->is_number() ? it->get<double>() : 0;
+}
+
+// Seconds one round of a row should take, before the run has measured it (only ratios matter:
+// the plan scales these by what the measured rows took). A round times at least min_time, a
+// warm-up call and a few calls, and builds its problem.
+double estimated_round_s(const row_id& id, double min_time) {
+  const double n = static_cast<double>(id.n), k = static_cast<double>(id.nrhs.value_or(1));
+  double flops = 2 * n * n * n / 3;
+  if (id.op == "posv" || id.op == "potrf") flops /= 2;
+  if (id.op == "gemm") flops *= 3;
+  if (id.op == "getrs" || id.op == "potrs") flops = 2 * n * n * k;
+  const double batch = static_cast<double>(id.int_axis("batch").value_or(1));
+  const double call = flops * batch / (id.device == "cpu" ? 2e10 : 5e12);
+  return min_time + 3 * call + n * n * batch * 1e-8;
+}
+
+}  // namespace
+
+std::vector<std::string> shuffled(std::vector<std::string> names, std::uint64_t seed, int process, int round) {
+  const std::uint64_t salt = std::uint64_t{0x524f554e44} +
+                             static_cast<std::uint64_t>(process) * std::uint64_t{0x10001} +
+                             static_cast<std::uint64_t>(round);
+  const std::uint64_t key = rng::mix64(seed ^ rng::mix64(salt));
+  for (std::size_t i = names.size(); i > 1; --i) {
+    const auto j = static_cast<std::size_t>(rng::uniform01(key, i) * static_cast<double>(i));
+    std::swap(names[i - 1], names[std::min(j, i - 1)]);
+  }
+  return names;
+}
+
+round_plan::round_plan(std::vector<std::string> rows, const round_design& design)
+    : order_(std::move(rows)), design_(design) {
+  for (const auto& name : order_) {
+    row_state& r = rows_[name];
+    if (const row_id* id = registered_id(name)) r.estimate = estimated_round_s(*id, design_.min_time);
+  }
+}
+
+void round_plan::take(const json& e) {
+  if (e.value("run_type", std::string("iteration")) == "aggregate") return;
+  const auto it = rows_.find(row_of(e));
+  if (it == rows_.end()) return;  // a row this command does not select
+  row_state& r = it->second;
+  const int process = int_of(e, "process"), round = int_of(e, "round");
+  r.rounds_of[process].push_back(round);
+  if (e.value("error_occurred", false)) {
+    r.failed = true;
+    return;
+  }
+  // The round's timed seconds: its calls' median times their count (the log keeps a subsample).
+  const double calls = std::max(1.0, number_of(e, "samples"));
+  double call_s = number_of(e, "real_time") * 1e-9;  // ns: the unit every row is registered with
+  if (const auto s = e.find("samples_ms"); s != e.end() && s->is_array() && !s->empty()) {
+    double sum = 0;
+    for (const auto& v : *s) sum += v.is_number() ? v.get<double>() : 0;
+    call_s = sum / static_cast<double>(s->size()) * 1e-3;
+  }
+  const double wall = number_of(e, "round_s");
+  if (wall > 0) r.round_s = wall;
+  r.spent_round_s = design_.budget_on_wall && wall > 0 ? wall : call_s * calls;
+  r.spent_s[process] += r.spent_round_s;
+}
+
+void round_plan::rows(const std::vector<row_entry>& runs) {
+  for (const auto& r : runs) take(r.entry);
+}
+
+bool round_plan::has(const row_state& r, int process, int round) const {
+  const auto it = r.rounds_of.find(process);
+  return it != r.rounds_of.end() && std::find(it->second.begin(), it->second.end(), round) != it->second.end();
+}
+
+bool round_plan::through(const row_state& r, int process) const { return rounds_left(r, process) == 0; }
+
+// The rounds a row still gets in `process`: those it misses, until its rounds there have taken
+// the budget (a row never measured in it gets at least one).
+int round_plan::rounds_left(const row_state& r, int process) const {
+  if (r.failed) return 0;
+  int missing = 0;
+  for (int k = 0; k < design_.rounds; ++k) missing += has(r, process, k) ? 0 : 1;
+  const auto t = r.spent_s.find(process);
+  const double spent = t == r.spent_s.end() ? 0 : t->second;
+  const double budget = design_.rounds * design_.round_budget;
+  if (missing == 0 || spent >= budget) return 0;
+  if (!(r.spent_round_s > 0)) return missing;
+  return std::min(missing, static_cast<int>(std::ceil((budget - spent) / r.spent_round_s)));
+}
+
+int round_plan::process_to_run() const {
+  for (int p = 0; p < design_.processes; ++p)
+    for (const auto& name : order_)
+      if (!through(rows_.at(name), p)) return p;
+  return -1;
+}
+
+std::vector<std::string> round_plan::rows_for(int process, int round) const {
+  std::vector<std::string> out;
+  for (const auto& name : order_) {
+    const row_state& r = rows_.at(name);
+    if (!has(r, process, round) && !through(r, process)) out.push_back(name);
+  }
+  return shuffled(std::move(out), design_.seed, process, round);
+}
+
+// Measured rows say how far the estimates are off: the median of their ratios scales the others.
+double round_plan::estimate_scale() const {
+  std::vector<double> ratios;
+  for (const auto& [name, r] : rows_)
+    if (r.round_s > 0 && r.estimate > 0) ratios.push_back(r.round_s / r.estimate);
+  return ratios.empty() ? 1.0 : median(ratios);
+}
+
+double round_plan::expected_s(const std::string& row) const {
+  const auto it = rows_.find(row);
+  if (it == rows_.end()) return 0;
+  return it->second.round_s > 0 ? it->second.round_s : it->second.estimate * estimate_scale();
+}
+
+progress_count round_plan::count() const {
+  const double scale = estimate_scale();
+  progress_count c;
+  double remaining = 0;
+  for (const auto& name : order_) {
+    const row_state& r = rows_.at(name);
+    int left = 0;
+    for (const auto& [p, done] : r.rounds_of) c.done += done.size();
+    for (int p = 0; p < design_.processes; ++p) left += rounds_left(r, p);
+    c.total += static_cast<std::size_t>(left);
+    remaining += left * (r.round_s > 0 ? r.round_s : r.estimate * scale);
+  }
+  c.total += c.done;
+  c.remaining_s = remaining;
+  return c;
+}
+
+void continue_in_fresh_process(int argc, char** argv, const std::string& live, const std::string& why, bool fault,
+                               bool temporary_log) {
+  if (fault) {
+    const char* depth_text = std::getenv(depth_variable);
+    const int depth = depth_text ? std::atoi(depth_text) : 0;
+    if (depth >= max_fault_reexec) return;
+    setenv(depth_variable, std::to_string(depth + 1).c_str(), 1);
+  }
+  if (!continued_run()) {
+    const double now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    setenv(started_variable, std::to_string(now).c_str(), 1);
+  }
+  if (temporary_log) setenv(temporary_variable, "1", 1);
+  std::vector<std::string> args;
+  for (int i = 0; i < argc; ++i)
+    if (std::strncmp(argv[i], "--resume=", 9) != 0) args.emplace_back(argv[i]);
+  args.push_back("--resume=" + live);
+  std::vector<char*> c_args;
+  for (auto& a : args) c_args.push_back(a.data());
+  c_args.push_back(nullptr);
+  std::cerr << "solve_bench: " << why << "\n" << std::flush;
+  execv("/proc/self/exe", c_args.data());
+  std::cerr << "solve_bench: could not start a fresh process: " << std::strerror(errno) << "\n";
+}
+
+bool continued_run() { return std::getenv(started_variable) != nullptr; }
+
+double run_started_epoch_s() {
+  const char* v = std::getenv(started_variable);
+  if (v) return std::strtod(v, nullptr);
+  static const double now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  return now;
+}
+
+bool continued_with_temporary_log() {
+  const char* v = std::getenv(temporary_variable);
+  return v && std::strcmp(v, "1") == 0;
+}
+
+}  // namespace solvebench::bench

@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Documented paths of solve_bench that must work on any machine (issue 31), checked by their output.
+
+usage: bench_paths.py CASE SOLVE_BENCH WORKDIR [SOLVE_BENCH_CHECKS]
+  sizes_max   --sizes=max --benchmark_list_tests, alone and with --precisions=d, =z, --nrhs=4 and a
+              filter (it aborted: n = 2147483647 too large to address, exit 134): exit 0, every
+              row at the n its "--sizes=max:" line names, that n fits the memory the line says;
+              and docs/usage.md's example (--sizes=max --precisions=d
+              --benchmark_filter='^GPU/d(gesv|posv)/') listed: GPU rows where there is a GPU, none
+              where there is not, exit 0
+"""
+import os
+import re
+
+import smoke_lib as sb
+from smoke_lib import fail, run
+
+NOTE = re.compile(r"^solve_bench: --sizes=max: (?P<what>\S+) at n = (?P<n>\d+): (?P<need>[\d.]+) GiB of the "
+                  r"(?P<usable>[\d.]+) GiB usable$")
+ROW_N = re.compile(r"/n:(\d+)/")
+MIXED = re.compile(r"^solve_bench: --sizes=max: (CPU|GPU) mixed precision .* at n = (\d+)", re.M)
+
+
+def usage_example():
+    """The --sizes=max command of docs/usage.md, as the doc writes it."""
+    doc = open(os.path.join(sb.SOURCE_ROOT, "docs", "usage.md")).read()
+    m = re.search(r"`(?:solve_bench )?--sizes=max --precisions=d --benchmark_filter='([^']+)'`", doc)
+    if not m:
+        fail("docs/usage.md no longer has the --sizes=max example this test runs")
+    return ["--sizes=max", "--precisions=d", "--benchmark_filter=" + m.group(1)]
+
+
+def listed(exe, args):
+    p = run(exe, args + ["--benchmark_list_tests"], timeout=120)
+    if p.returncode != 0 or "terminate called" in p.stderr:
+        fail("%s: exit %d\n%s" % (" ".join(args), p.returncode, p.stderr[-2000:]))
+    notes = {}
+    for line in p.stderr.splitlines():
+        m = NOTE.match(line)
+        if m:
+            notes[m.group("what")] = m
+            if float(m.group("need")) > float(m.group("usable")):
+                fail("%s: more than the usable memory: %s" % (" ".join(args), line))
+    rows = [l for l in p.stdout.splitlines() if l.strip()]
+    return p, rows, notes
+
+
+def case_sizes_max(exe, work):
+    variants = [[], ["--precisions=d"], ["--precisions=z"], ["--nrhs=4"], ["--benchmark_filter=dgesv"]]
+    for extra in variants:
+        p, rows, notes = listed(exe, ["--sizes=max"] + extra)
+        cpu = [r for r in rows if r.startswith("CPU")]
+        if not cpu:
+            fail("--sizes=max %s listed no CPU row:\n%s" % (" ".join(extra), p.stdout))
+        for row in rows:
+            if "_batched/" in row:
+                continue  # --sizes does not bound the batched rows
+            m = ROW_N.search(row)
+            plain = row.split("/n:")[0]  # CPU/dgesv, GPU-pinned/dposv
+            if "/kind:" in row or "/cond:" in row:  # mixed precision: one n for the family, said once
+                said = {g[0]: g[1] for g in MIXED.findall(p.stderr)}.get(row.split("/")[0].split("-")[0])
+                if said != m.group(1):
+                    fail("%s: a mixed-precision row at n = %s; --sizes=max said %s" % (row, m.group(1), said))
+                continue
+            note = notes.get(plain)
+            if not note or note.group("n") != m.group(1):
+                fail("%s: at n = %s, but --sizes=max said %s" % (row, m.group(1), note and note.group(0)))
+        dense = [r for r in rows if "/nrhs:" in r and "/kind:" not in r and "/cond:" not in r]
+        if extra == ["--nrhs=4"] and not all("/nrhs:4/" in r for r in dense):
+            fail("--nrhs=4 rows: %s" % rows)
+        if extra == ["--precisions=z"] and not any(r.startswith("CPU/zgesv/") for r in rows):
+            fail("--precisions=z lists no CPU/zgesv row: %s" % rows)
+    print("ok: --sizes=max lists and exits 0 in %d forms; every row at the n it announced" % len(variants))
+
+    args = usage_example()
+    p, rows, notes = listed(exe, args)
+    gpu = "GPU rows not registered" not in p.stderr
+    want = re.compile(args[-1].split("=", 1)[1])
+    if any(not want.search(r) for r in rows):
+        fail("docs/usage.md's example lists rows its filter excludes: %s" % rows)
+    if gpu and not any(r.startswith("GPU/dgesv/") for r in rows):
+        fail("docs/usage.md's example lists no GPU/dgesv row on a machine with a GPU:\n%s" % p.stderr)
+    if not gpu and rows:
+        fail("no GPU here, yet docs/usage.md's example lists %s" % rows)
+    print("ok: docs/usage.md's example %s: %d rows (%s)" % (" ".join(args), len(rows), "GPU" if gpu else "no GPU here"))
+
+
+if __name__ == "__main__":
+    sb.main(__doc__, {"sizes_max": case_sizes_max})
