@@ -104,6 +104,7 @@ inline constexpr named_limit all[] = {
     {"noisy_row_pct", noisy_row_pct},
     {"max_clock_drop", max_clock_drop},
     {"capped_share", capped_share},
+    {"nvml_counter_step_ms", nvml_counter_step_ms},
     {"peak_fraction", peak_fraction},
     {"other_busy_cores", other_busy_cores},
     {"steal_pct", steal_pct},
