@@ -139,6 +139,24 @@ TEST(AuditBelowMachinePeak, ALoadedGemmIsANoteUnlessItHasACauseOfItsOwn) {
   EXPECT_TRUE(names(report, "below_machine_peak", "CPU/dgemm/n:4096", "warning")) << console(report);
 }
 
+// Like for like: a GEMM whose two threads had 0.5 cores between them is held to the peak of what
+// it had (a note); one that had its cores and is still slow is a warning.
+TEST(AuditBelowMachinePeak, AGemmShortOfItsCoresIsHeldToTheCoresItHad) {
+  auto run = clean_run();
+  run.context["cpu_peak_fp64_GFLOPs"] = "160";
+  auto& gemm = find_row(run, "CPU/dgemm/n:4096");
+  gemm.counters["GFLOP/s"] = {23, 23, 23};  // 14% of 160; 57% of the quarter of the machine it had
+  gemm.counters["cpu_self_busy"] = {0.5, 0.5, 0.5};
+  auto report = bench::run_audit(run);
+  ASSERT_TRUE(names(report, "below_machine_peak", "CPU/dgemm/n:4096", "note")) << console(report);
+  EXPECT_NE(findings_of(report, "below_machine_peak").at(0).message.find("ran 2 BLAS threads on 0.500 cores"),
+            std::string::npos)
+      << console(report);
+  gemm.counters["cpu_self_busy"] = {1.95, 1.95, 1.95};
+  report = bench::run_audit(run);
+  EXPECT_TRUE(names(report, "below_machine_peak", "CPU/dgemm/n:4096", "warning")) << console(report);
+}
+
 TEST(AuditBelowMachinePeak, ASlowGpuGemmAndAMissingPeakAreSaid) {
   auto run = clean_run();
   find_row(run, "GPU/dgemm/n:16384").counters["GFLOP/s"] = {9000, 9000, 9000};
@@ -168,6 +186,19 @@ TEST(AuditCpuLoaded, NamesTheLoadAndTheRowsItTouched) {
 }
 
 TEST(AuditCpuLoaded, SilentOnAQuietHost) { expect_silent_on_clean_run("cpu_loaded"); }
+
+// Tasks that waited for a CPU are load even where the others' CPU time reads low (the GEMM).
+TEST(AuditCpuLoaded, NamesARowWhoseTasksWaitedForACpu) {
+  auto run = clean_run();
+  find_row(run, "CPU/dgemm/n:4096").counters["cpu_wait_pct"] = {55, 60, 58};
+  find_row(run, "CPU/dgetrf/n:4096").counters["cpu_wait_pct"] = {2, 3, 2};  // under 10%: quiet
+  const auto report = bench::run_audit(run);
+  EXPECT_TRUE(names(report, "cpu_loaded", "CPU/dgemm/n:4096", "warning")) << console(report);
+  EXPECT_FALSE(names(report, "cpu_loaded", "CPU/dgetrf/n:4096")) << console(report);
+  EXPECT_NE(findings_of(report, "cpu_loaded").at(0).message.find("a task waited for a CPU up to 58.0%"),
+            std::string::npos)
+      << console(report);
+}
 
 // ----------------------------------------------------------------------------- environment facts
 

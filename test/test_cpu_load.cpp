@@ -55,6 +55,11 @@ class fake_proc {
   void self(unsigned long long jiffies) {
     std::ofstream(root_ / "self" / "stat") << pid_stat(1, "solve_bench", jiffies, 0);
   }
+  void pressure(unsigned long long some_us) {
+    fs::create_directories(root_ / "pressure");
+    std::ofstream(root_ / "pressure" / "cpu") << "some avg10=1.00 avg60=0.50 avg300=0.10 total=" << some_us
+                                              << "\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n";
+  }
   void process(int pid, const std::string& name, unsigned long long jiffies) {
     fs::create_directories(root_ / std::to_string(pid));
     std::ofstream(root_ / std::to_string(pid) / "stat") << pid_stat(pid, name, jiffies, 0);
@@ -155,8 +160,64 @@ TEST(CpuLoad, OtherBusyIsTheMachinesBusyTimeLessThisProcesssPerSecond) {
   EXPECT_FALSE(cpu::load_during(a, a, 100));
 }
 
+TEST(CpuLoad, ParsesTheCpuPressureAndTurnsItIntoAWaitShare) {
+  EXPECT_EQ(cpu::parse_cpu_pressure("some avg10=99.50 avg60=99.27 avg300=90.83 total=754048217\n"
+                                    "full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n"),
+            754048217u);
+  EXPECT_FALSE(cpu::parse_cpu_pressure("full avg10=0.00 total=0\n"));  // no some line
+  EXPECT_FALSE(cpu::parse_cpu_pressure("some avg10=1.0\n"));           // no total
+  cpu::load_sample a, b;
+  a.wall_s = 10;
+  a.waited_us = 1000000;
+  b = a;
+  b.wall_s = 10.05;               // a 50 ms loop
+  b.waited_us = 1000000 + 30000;  // 30 ms of it some task waited for a CPU
+  const auto load = cpu::load_during(a, b, 100);
+  ASSERT_TRUE(load && load->wait_pct);
+  EXPECT_NEAR(*load->wait_pct, 60.0, 1e-6);
+  b.waited_us.reset();  // a kernel without PSI
+  EXPECT_FALSE(cpu::load_during(a, b, 100)->wait_pct);
+}
+
+TEST(CpuLoad, TheCpuClockGivesTheCoresUsedOverAShortLoop) {
+  cpu::load_sample a, b;
+  a.wall_s = 10;
+  a.self_cpu_s = 5.0;
+  a.self_jiffies = 500;
+  b = a;
+  b.wall_s = 10.02;  // 20 ms: two jiffies at most, but the clock counts nanoseconds
+  b.self_cpu_s = 5.0 + 0.038;
+  b.waited_us = a.waited_us = 0;
+  const auto loop = cpu::load_during(a, b, 100);
+  ASSERT_TRUE(loop);
+  EXPECT_TRUE(loop->self_from_clock);
+  EXPECT_NEAR(loop->self_busy_cores, 1.9, 1e-6);
+  // Without a window for the jiffies: the cores it used and the wait, not the others' load.
+  auto c = as_map(cpu::load_counters(*loop, std::nullopt));
+  EXPECT_NEAR(c.at("cpu_self_busy"), 1.9, 1e-6);
+  EXPECT_DOUBLE_EQ(c.at("cpu_wait_pct"), 0.0);
+  EXPECT_EQ(c.count("cpu_other_busy"), 0u);
+  // With a window of 0.3 s reaching back before it: the others' load over the window, which it names.
+  cpu::load_between around;
+  around.other_busy_cores = 1.2;
+  around.self_busy_cores = 0.5;
+  around.steal_pct = 1.0;
+  around.wall_s = 0.3;
+  c = as_map(cpu::load_counters(*loop, around));
+  EXPECT_DOUBLE_EQ(c.at("cpu_other_busy"), 1.2);
+  EXPECT_DOUBLE_EQ(c.at("cpu_steal_pct"), 1.0);
+  EXPECT_DOUBLE_EQ(c.at("cpu_load_window_s"), 0.3);
+  EXPECT_NEAR(c.at("cpu_self_busy"), 1.9, 1e-6);  // still the loop's own
+  // A jiffies-only self time over a short loop is no figure.
+  b.self_cpu_s.reset();
+  EXPECT_EQ(as_map(cpu::load_counters(*cpu::load_during(a, b, 100), std::nullopt)).count("cpu_self_busy"), 0u);
+}
+
 TEST(CpuLoad, ALoopShorterThanTheWindowGetsNoCounters) {
-  cpu::load_between short_loop{1.5, 2.0, cpu::min_load_window_s / 2};
+  cpu::load_between short_loop;
+  short_loop.other_busy_cores = 1.5;
+  short_loop.self_busy_cores = 2.0;
+  short_loop.wall_s = cpu::min_load_window_s / 2;
   EXPECT_TRUE(cpu::load_counters(short_loop).empty());
   short_loop.wall_s = cpu::min_load_window_s;
   EXPECT_EQ(cpu::load_counters(short_loop).size(), 3u);
@@ -180,6 +241,33 @@ TEST(CpuLoad, TheRowMonitorReportsTheLoadOfAFakeProcTree) {
   EXPECT_NEAR(c.at("cpu_steal_pct"), 100.0 * 5 / 55, 1e-9);
   EXPECT_EQ(c.count("J/solve"), 0u);  // no RAPL here
   EXPECT_EQ(monitor->unavailable_reason().find("CPU load"), std::string::npos) << monitor->unavailable_reason();
+}
+
+// The GEMM: a loop too short for the jiffies carried no load at all, so cpu_loaded could
+// not list it. Now it gets the load of the window that ends with it, and the pressure of its own.
+TEST(CpuLoad, AShortRowGetsTheLoadAroundIt) {
+  fake_proc proc;
+  proc.machine(1000, 5000, 0);
+  proc.self(100);
+  proc.pressure(0);
+  const auto monitor = solvebench::make_cpu_row_monitor("/nonexistent/powercap", proc.root());
+  monitor->begin();  // an earlier row's loop
+  std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  monitor->end();
+  proc.machine(1000 + 60, 5000, 0);  // others: 60 jiffies over the ~0.3 s window
+  proc.pressure(200000);             // 200 ms waited, all during the next short loop
+  monitor->begin();
+  std::this_thread::sleep_for(std::chrono::milliseconds(40));
+  proc.pressure(200000 + 30000);
+  monitor->end();
+  const auto c = as_map(monitor->counters(1e9, 10));
+  ASSERT_EQ(c.count("cpu_other_busy"), 1u) << c.size();
+  EXPECT_GT(c.at("cpu_other_busy"), 1.0);
+  EXPECT_GE(c.at("cpu_load_window_s"), cpu::min_load_window_s);
+  ASSERT_EQ(c.count("cpu_wait_pct"), 1u);
+  EXPECT_GT(c.at("cpu_wait_pct"), 20.0);  // 30 ms of at least 40 ms
+  EXPECT_LE(c.at("cpu_wait_pct"), 75.0);
+  EXPECT_LT(c.at("cpu_self_busy"), 0.5);  // this process slept
 }
 
 TEST(CpuLoad, TheRowMonitorSaysWhyWhenProcCannotBeRead) {

@@ -37,15 +37,20 @@ std::vector<std::pair<std::string, std::string>> other_axes(const row_id& id, co
   return out;
 }
 
+std::string load_met(const row_record& r) {
+  const auto busy = r.counter("cpu_other_busy"), steal = r.counter("cpu_steal_pct"), wait = r.counter("cpu_wait_pct");
+  std::vector<std::string> what;
+  if (busy && *busy >= limits::other_busy_cores) what.push_back(sig3(*busy) + " cores busy");
+  if (wait && *wait >= limits::cpu_wait_pct)
+    what.push_back("a task waiting for a CPU " + sig3(*wait) + "% of the time");
+  if (steal && *steal >= limits::steal_pct) what.push_back(sig3(*steal) + "% steal");
+  return join(what, ", ");
+}
+
 std::string load_during(std::initializer_list<const row_record*> rows) {
   std::vector<std::string> parts;
-  for (const auto* r : rows) {
-    const auto busy = r->counter("cpu_other_busy"), steal = r->counter("cpu_steal_pct");
-    std::string what;
-    if (busy && *busy >= limits::other_busy_cores) what = sig3(*busy) + " cores busy";
-    if (steal && *steal >= limits::steal_pct) what += (what.empty() ? "" : ", ") + sig3(*steal) + "% steal";
-    if (!what.empty()) parts.push_back(r->name + " (" + what + ")");
-  }
+  for (const auto* r : rows)
+    if (const std::string what = load_met(*r); !what.empty()) parts.push_back(r->name + " (" + what + ")");
   if (parts.empty()) return "";
   return "Not judged: other processes loaded the host during " + join(parts, ", ") +
          ", and a load can open any gap between rows measured at different moments; rerun on a quiet machine.";

@@ -1,7 +1,9 @@
 // Audit rules that hold rows against each other: a driver against its halves, a solve against
 // the GEMM it is built on, a transfer against the bus and against its device-resident twin.
-// A difference is a finding only when it exceeds what the two rows' noise explains; within the
-// noise it is a note that names the noisy rows.
+// They compare like with like: a difference is a finding only when neither the two rows'
+// between-run noise, nor the cores each had for its threads, nor the load the slower-than-it-
+// should-be row met explains it; otherwise it is a note that says which did. (A row that met
+// load where it ought to be the faster cannot explain a gap the other way: load only slows.)
 #include <algorithm>
 #include <cmath>
 
@@ -12,19 +14,26 @@
 namespace solvebench::bench::audit_detail {
 namespace {
 
-// A row's median and the 95% interval around it.
-struct interval {
-  double mid, lo, hi;
-};
-interval span(const row_record& r) {
-  const double mid = r.median_ms();
-  const double h = r.noise_pct().value_or(0) / 100.0;
-  return {mid, mid * (1 - h), mid * (1 + h)};
+std::string noise_text(const row_record& r) {
+  const double n = rerun_noise_pct(r);
+  return r.name + " (" + sig3(r.median_ms()) + " ms" + (n > 0 ? " ±" + sig3(n) + "%" : ", noise unknown") + ")";
 }
 
-std::string noise_text(const row_record& r) {
-  const auto n = r.noise_pct();
-  return r.name + " (" + sig3(r.median_ms()) + " ms" + (n ? " ±" + sig3(*n) + "%" : ", noise unknown") + ")";
+// Why the row that ought to be the faster (a GEMM, a driver's halves, a resident twin) is no
+// yardstick here: the load it met, or too few cores for its threads; "" when it is one.
+std::string no_yardstick(const rule_input& in, const row_record& r) {
+  std::vector<std::string> why;
+  if (const std::string load = load_met(r); !load.empty()) why.push_back("met load (" + load + ")");
+  if (const std::string cores = short_of_threads(in, r); !cores.empty()) why.push_back(cores);
+  return why.empty() ? "" : r.name + " " + join(why, " and ");
+}
+
+// "(CPU/dgetrs/n:256/nrhs:1 used 1.00 cores, CPU/dgemm/n:256 2.00)": what each row had, where measured.
+std::string cores_text(std::initializer_list<const row_record*> rows) {
+  std::vector<std::string> parts;
+  for (const auto* r : rows)
+    if (const auto cores = r->counter("cpu_self_busy")) parts.push_back(r->name + " " + sig3(*cores));
+  return parts.empty() ? "" : " Cores used: " + join(parts, ", ") + ".";
 }
 
 bool plain_solve(const row_id& id) { return !id.mixed() && !id.batched(); }
@@ -46,17 +55,24 @@ std::optional<std::string> driver_vs_halves(const rule_input& in, std::vector<fi
     const auto* f = twin(lu ? "getrf" : "potrf", false);
     const auto* s = twin(lu ? "getrs" : "potrs", true);
     if (!f || !s) continue;
-    const interval di = span(*d), fi = span(*f), si = span(*s);
-    const double halves = fi.mid + si.mid;
-    if (!(di.mid > limits::driver_vs_halves * halves)) continue;
-    const std::string what = d->name + " takes " + sig3(di.mid) + " ms, " + times(di.mid / halves) + " the " +
-                             sig3(halves) + " ms of its halves " + f->name + " (" + sig3(fi.mid) + " ms) + " + s->name +
-                             " (" + sig3(si.mid) + " ms).";
-    if (const std::string load = load_during({d, f, s}); !load.empty()) {
-      out.push_back({"driver_vs_halves", severity_note, {id, f->id, s->id}, what + " " + load});
+    const double dm = d->median_ms(), fm = f->median_ms(), sm = s->median_ms(), halves = fm + sm;
+    if (!(dm > limits::driver_vs_halves * halves)) continue;
+    const std::string what = d->name + " takes " + sig3(dm) + " ms, " + times(dm / halves) + " the " + sig3(halves) +
+                             " ms of its halves " + f->name + " (" + sig3(fm) + " ms) + " + s->name + " (" + sig3(sm) +
+                             " ms).";
+    // Load on the driver explains it being slow; load on its halves would only narrow the gap.
+    if (const std::string load = load_met(*d); !load.empty()) {
+      out.push_back({"driver_vs_halves",
+                     severity_note,
+                     {id, f->id, s->id},
+                     what + " Not judged: other work loaded the host during " + d->name + " (" + load +
+                         "), and a load can open any gap between rows measured at different moments; rerun on a "
+                         "quiet machine."});
       continue;
     }
-    if (!(di.lo > limits::driver_vs_halves * (fi.hi + si.hi))) {
+    // The halves' noise, weighted by their share of the sum.
+    const double halves_noise = (fm * rerun_noise_pct(*f) + sm * rerun_noise_pct(*s)) / halves;
+    if (!(dm / halves > limits::driver_vs_halves * (1 + (rerun_noise_pct(*d) + halves_noise) / 100))) {
       out.push_back({"driver_vs_halves",
                      severity_note,
                      {id, f->id, s->id},
@@ -65,6 +81,9 @@ std::optional<std::string> driver_vs_halves(const rule_input& in, std::vector<fi
       continue;
     }
     std::string msg = what, cause;
+    if (const std::string cores = short_of_threads(in, *d); !cores.empty() && short_of_threads(in, *f).empty())
+      msg += " It " + cores.substr(0, cores.find(" (")) + " where its halves had theirs: the library ran it on fewer "
+             "threads." + cores_text({d, f, s});
     if (id.device == "cpu") {
       const std::string vendor = in.context("blas_vendor"), version = in.context("blas_version");
       msg += " Library: " + (vendor.empty() ? std::string("unknown BLAS") : vendor) +
@@ -96,16 +115,21 @@ std::optional<std::string> faster_than_gemm(const rule_input& in, std::vector<fi
     });
     const auto gemm_rate = g ? g->counter("GFLOP/s") : std::nullopt;
     if (!gemm_rate || !(*rate > limits::gemm_tolerance * *gemm_rate)) continue;
-    // Rates scale as 1/time: the solve's slowest plausible rate against GEMM's fastest.
-    const interval ri = span(*r), gi = span(*g);
-    const double rate_lo = *rate * ri.mid / ri.hi, gemm_hi = *gemm_rate * gi.mid / std::max(gi.lo, 1e-300);
     const std::string what = r->name + " reports " + sig3(*rate) + " GFLOP/s, " + percent(*rate / *gemm_rate - 1) +
                              " above " + g->name + " (" + sig3(*gemm_rate) + " GFLOP/s)";
-    if (const std::string load = load_during({r, g}); !load.empty()) {
-      out.push_back({"faster_than_gemm", severity_note, {id, g->id}, what + ". " + load});
+    // A GEMM slowed by load, or short of the cores its threads need, is no ceiling for a row of
+    // fewer threads (a one-thread BLAS-2 solve against a two-thread GEMM on a shared machine);
+    // load on the solve would only have slowed it.
+    if (const std::string why = no_yardstick(in, *g); !why.empty()) {
+      out.push_back({"faster_than_gemm",
+                     severity_note,
+                     {id, g->id},
+                     what + ". Not judged: " + why + ", so it is no ceiling here; rerun on a quiet machine." +
+                         cores_text({r, g})});
       continue;
     }
-    if (!(rate_lo > limits::gemm_tolerance * gemm_hi)) {
+    // Rates scale as 1/time: both rows' between-run noise.
+    if (!(*rate / *gemm_rate > limits::gemm_tolerance * (1 + (rerun_noise_pct(*r) + rerun_noise_pct(*g)) / 100))) {
       out.push_back(
           {"faster_than_gemm",
            severity_note,
@@ -116,8 +140,10 @@ std::optional<std::string> faster_than_gemm(const rule_input& in, std::vector<fi
     out.push_back({"faster_than_gemm",
                    severity_timing_bug,
                    {id, g->id},
-                   what + ", beyond both rows' noise: a solve or factorization cannot outrun the GEMM it is built "
-                          "on, so the timed region or the flop count is wrong."});
+                   what + ", beyond both rows' noise (" + noise_text(*r) + ", " + noise_text(*g) +
+                       "), the GEMM quiet and with the cores of its threads: a solve or factorization cannot outrun "
+                       "the GEMM it is built on, so the timed region or the flop count is wrong." +
+                       cores_text({r, g})});
   }
   return std::nullopt;
 }
@@ -155,11 +181,18 @@ std::optional<std::string> transfer_faster_than_resident(const rule_input& in, s
              c.nrhs == id.nrhs && other_axes(c) == other_axes(id);
     });
     if (!twin) continue;
-    const interval ti = span(*r), ri = span(*twin);
-    if (!(ri.mid > limits::transfer_vs_resident * ti.mid)) continue;
-    const std::string what = r->name + " takes " + sig3(ti.mid) + " ms, " + percent(1 - ti.mid / ri.mid) +
-                             " less than its device-resident twin " + twin->name + " (" + sig3(ri.mid) + " ms)";
-    if (!(ri.lo > limits::transfer_vs_resident * ti.hi)) {
+    const double tm = r->median_ms(), rm = twin->median_ms();
+    if (!(rm > limits::transfer_vs_resident * tm)) continue;
+    const std::string what = r->name + " takes " + sig3(tm) + " ms, " + percent(1 - tm / rm) +
+                             " less than its device-resident twin " + twin->name + " (" + sig3(rm) + " ms)";
+    if (const std::string why = no_yardstick(in, *twin); !why.empty()) {
+      out.push_back({"transfer_faster_than_resident",
+                     severity_note,
+                     {id, twin->id},
+                     what + ". Not judged: " + why + "; rerun on a quiet machine."});
+      continue;
+    }
+    if (!(rm / tm > limits::transfer_vs_resident * (1 + (rerun_noise_pct(*r) + rerun_noise_pct(*twin)) / 100))) {
       out.push_back(
           {"transfer_faster_than_resident",
            severity_note,
@@ -200,6 +233,14 @@ std::optional<std::string> noisy_row(const rule_input& in, std::vector<finding>&
 }
 
 }  // namespace
+
+std::string short_of_threads(const rule_input& in, const row_record& r) {
+  const auto threads = in.number("blas_threads"), cores = r.counter("cpu_self_busy");
+  if (r.id.device != "cpu" || r.id.axis("ranks") || !threads || !cores || !(*threads > 1)) return "";
+  if (*cores >= *threads / limits::cores_ratio) return "";
+  return "ran " + whole(*threads) + " BLAS threads on " + sig3(*cores) +
+         " cores (its CPU time over its loop's wall time)";
+}
 
 const std::vector<rule>& row_rules() {
   static const std::vector<rule> rules = {

@@ -43,6 +43,17 @@ const std::vector<rule>& row_rules();      // rows against rows: audit_rows.cpp
 const std::vector<rule>& machine_rules();  // rows against the machine: audit_machine.cpp
 const std::vector<rule>& gpu_rules();      // the GPU's state during the rows: audit_gpu.cpp
 
+// The load a row met during its loop, from its counters: other processes' cores (at least
+// limits::other_busy_cores), the time tasks waited for a CPU (limits::cpu_wait_pct), steal
+// (limits::steal_pct); "1.9 cores busy, a task waiting for a CPU 80% of the time"; "" when none.
+std::string load_met(const row_record& r);
+
+// What the rules that hold rows against each other judge a row by (audit_rows.cpp), beside its
+// between-run noise (rerun_noise_pct, record.hpp): whether a CPU row that runs on the BLAS's threads had the cores its
+// threads need: "ran 2 BLAS threads on 1.1 cores" when it used fewer than blas_threads / limits::cores_ratio (its CPU
+// time over its loop's wall time, cpu_self_busy), "" when it had them or nothing says.
+std::string short_of_threads(const rule_input& in, const row_record& r);
+
 // Rows measured at different moments compare only on a quiet host: another process that held
 // cores during one of them can open any gap, so a rule that holds rows against each other (or
 // against the machine) states the load instead of judging. Empty when none of `rows` was loaded.

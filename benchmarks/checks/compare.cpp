@@ -4,8 +4,11 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
+#include "checks/history.hpp"
+#include "checks/shift.hpp"
 #include "checks/text.hpp"
 #include "checks/thresholds.hpp"
 
@@ -48,6 +51,68 @@ std::map<double, double> fastest_per_pair(const row_record& r) {
   return out;
 }
 
+// The smallest number of pairs whose median has a distribution-free interval at `confidence`
+// (the range of m values covers it with 1 - 2^(1-m)): 8 at 99%.
+std::size_t pairs_for(double confidence) {
+  return static_cast<std::size_t>(std::ceil(std::log2(2.0 / (1.0 - confidence))));
+}
+
+// The interval of the pairs' median ratio, in %: order statistics with enough pairs, else
+// Student's t on the ratios' logs (their mean's interval: the pairs are independent).
+double pairs_interval_pct(const std::vector<double>& ratios, double confidence) {
+  if (ratios.size() >= pairs_for(confidence)) return median_noise_pct(ratios, confidence).value_or(0);
+  std::vector<int> apart(ratios.size());
+  for (std::size_t i = 0; i < apart.size(); ++i) apart[i] = static_cast<int>(i);
+  const auto s = rerun_spread_of(ratios, apart);  // each ratio its own process: var(log r) / m
+  if (!s) return 0;
+  return 100.0 * std::expm1(student_t_quantile(0.5 + confidence / 2, s->df) * std::sqrt(s->centre_var));
+}
+
+int processes_of(const row_record& r) {
+  std::vector<int> keys = r.process_of;
+  std::sort(keys.begin(), keys.end());
+  return static_cast<int>(std::unique(keys.begin(), keys.end()) - keys.begin());
+}
+
+// One side's spread between runs: its own rounds and processes, floored by the history's
+// spread of one run over the side's processes (a process effect shrinks only with processes).
+struct side_spread {
+  std::optional<rerun_spread> spread;
+  std::string from;
+};
+side_spread spread_of(const row_record& r, const row_history* h) {
+  side_spread out;
+  const int k = std::max(1, processes_of(r));
+  if (const auto own = r.spread()) {
+    out.spread = own;
+    out.from = std::to_string(own->rounds) + " rounds in " + std::to_string(own->processes) + " process" +
+               (own->processes == 1 ? "" : "es");
+  }
+  if (h)
+    if (auto run = h->per_run()) {
+      run->centre_var /= k;
+      run->processes = k;
+      if (!out.spread || run->centre_var > out.spread->centre_var) {
+        out.spread = run;
+        out.from = "the history's " + std::to_string(h->median_ms.size()) + " runs";
+      }
+    }
+  return out;
+}
+
+// The log of each process's median round: a side's sample at the level of processes.
+std::vector<double> process_centres(const row_record& r) {
+  std::map<int, std::vector<double>> by;
+  for (std::size_t i = 0; i < r.times_ms.size(); ++i)
+    by[i < r.process_of.size() ? r.process_of[i] : 0].push_back(r.times_ms[i]);
+  std::vector<double> out;
+  for (const auto& [key, ms] : by) out.push_back(std::log(median(ms)));
+  return out;
+}
+
+// A percentage; a change of a thousand percent or more as a factor ("45×"): such inputs decide nothing.
+std::string pct(double x) { return x < 1000 ? format("%.1f%%", x) : format("%.0f×", 1 + x / 100); }
+
 }  // namespace
 
 std::vector<double> paired_ratios(const row_record& base, const row_record& contender) {
@@ -58,40 +123,152 @@ std::vector<double> paired_ratios(const row_record& base, const row_record& cont
   return ratios;
 }
 
-std::optional<double> gate_noise_pct(const row_record& r) {
-  std::optional<double> within = r.noise_pct();
-  // The interval of the median of the repetitions, not their range: the range grows with every
-  // repetition and is set by the worst one (on a loaded 2-core machine, 40-200% of the median).
-  std::optional<double> between = median_noise_pct(r.times_ms, limits::noise_confidence);
-  if (!within) return between;
-  if (!between) return within;
-  return std::max(*within, *between);
-}
-
 bool comparison::failed() const {
   return !new_timing_bugs.empty() ||
          std::any_of(rows.begin(), rows.end(), [](const row_change& r) { return r.fails(); });
 }
 
+bool comparison::undecided() const {
+  return std::any_of(rows.begin(), rows.end(), [](const row_change& r) { return r.status == "undecided"; });
+}
+
+int comparison::exit_status() const { return failed() ? 1 : undecided() ? 3 : 0; }
+
 std::vector<std::string> comparison::suspects() const {
   std::vector<std::string> out;
   for (const auto& r : rows)
-    if (r.status == "slower" || (r.status == "same" && r.change_pct && *r.change_pct > limits::gate_floor_pct))
-      out.push_back(r.name);
+    if (r.status == "slower" || r.status == "undecided") out.push_back(r.name);
   return out;
 }
 
-comparison compare_runs(const run_summary& base, const run_summary& contender) {
+namespace {
+
+// A row's change and the interval around it, from the strongest design the inputs have; no
+// interval (and why not) when they bound no change. `at_best`: the interval covers the rounds
+// of one process a side only, not what another process adds: a lower bound, which decides nothing.
+struct estimate {
+  double change_pct = 0;
+  std::optional<double> interval_pct;
+  std::string from, why_not;
+  bool at_best = false;
+};
+
+estimate unpaired(const row_record& b, const row_record& n, const side_spread& bs, const side_spread& ns,
+                  double confidence) {
+  estimate e;
+  e.change_pct = 100.0 * (b.median_ms() > 0 ? n.median_ms() / b.median_ms() - 1 : 0);
+  const auto x = process_centres(b), y = process_centres(n);
+  if (x.size() >= 2 && y.size() >= 2) {
+    // Processes on both sides: their shift, distribution-free (a time that takes one of a few
+    // modes from process to process is not normal).
+    if (const auto hl = hodges_lehmann(x, y, confidence)) {
+      e.change_pct = 100.0 * std::expm1(hl->estimate);
+      e.interval_pct = 100.0 * std::expm1(std::max(hl->estimate - hl->lo, hl->hi - hl->estimate));
+      e.from = std::to_string(x.size()) + " against " + std::to_string(y.size()) +
+               " processes (the median of their differences, distribution-free)";
+    } else {
+      e.why_not = std::to_string(x.size()) + " against " + std::to_string(y.size()) +
+                  " processes cannot bound a change at " + format("%.3g", 100 * confidence) + "%";
+    }
+  }
+  // Student t on the rounds where a side is one process (its rounds are all it has), and on the
+  // history's spread where it floors a side; the wider interval wins.
+  const bool history = bs.from.rfind("the history", 0) == 0 || ns.from.rfind("the history", 0) == 0;
+  const bool one = x.size() < 2 || y.size() < 2;
+  if (bs.spread && ns.spread && (one || history)) {
+    const double t = bs.spread->difference_pct(*ns.spread, confidence);
+    if (!e.interval_pct || t > *e.interval_pct) {
+      e.interval_pct = t;
+      e.from = bs.from == ns.from ? bs.from + " a side" : bs.from + " against " + ns.from;
+    }
+    e.at_best = one && !history && x.size() < static_cast<std::size_t>(limits::min_processes);
+    e.at_best = e.at_best || (one && !history && y.size() < static_cast<std::size_t>(limits::min_processes));
+  }
+  if (!e.interval_pct && e.why_not.empty())
+    e.why_not = std::string(!bs.spread && !ns.spread ? "each side is one round"
+                            : !bs.spread             ? "the baseline is one round"
+                                                     : "the contender is one round") +
+                ": nothing measured what a re-run would see (a run's own samples do not)";
+  if (e.interval_pct && !std::isfinite(*e.interval_pct)) {
+    e.interval_pct.reset();
+    e.why_not = "too few rounds to bound a change at " + format("%.3g", 100 * confidence) + "%";
+  }
+  return e;
+}
+
+// The timed rows of both sides: change, interval, status and why.
+void judge(row_change& ch, const row_record& b, const row_record& n, const run_history* history, double confidence) {
+  const row_history* h = history ? history->find(b.id) : nullptr;
+  const side_spread bs = spread_of(b, h), ns = spread_of(n, h);
+  if (bs.spread) ch.base_noise_pct = bs.spread->rerun_pct(limits::noise_confidence);
+  if (ns.spread) ch.new_noise_pct = ns.spread->rerun_pct(limits::noise_confidence);
+  estimate e;
+  if (const std::vector<double> ratios = paired_ratios(b, n); ratios.size() >= 2) {
+    // Pairs timed back to back: the neighbours' load and the machine's drift fall on both
+    // sides of a pair alike, and cancel in its ratio.
+    ch.pairs = ratios.size();
+    e.change_pct = 100.0 * (median(ratios) - 1);
+    e.interval_pct = ch.pair_noise_pct = pairs_interval_pct(ratios, confidence);
+    e.from = std::to_string(ratios.size()) + " pairs run back to back (each side's fastest repetition)";
+  } else {
+    e = unpaired(b, n, bs, ns, confidence);
+  }
+  ch.change_pct = e.change_pct;
+  ch.interval_pct = e.interval_pct;
+  ch.noise_from = e.from;
+  const std::string change = format("%+.1f%%", e.change_pct), floor = pct(limits::gate_floor_pct);
+  if (!e.interval_pct) {
+    ch.status = "undecided";
+    ch.why = change + ", but " + e.why_not + ": no change can be called";
+    return;
+  }
+  ch.threshold_pct = std::max(limits::gate_floor_pct, *e.interval_pct);
+  const std::string interval =
+      "the " + format("%.3g", 100 * confidence) + "% interval ±" + pct(*e.interval_pct) + " from " + e.from;
+  if (e.at_best) {
+    ch.status = "undecided";
+    ch.why = change + " against " + interval +
+             ", but one process a side: what another process adds is unmeasured "
+             "(processes of one build differ by up to 50% on a shared 2-core machine), so it can detect ≥ " +
+             pct(*ch.threshold_pct) + " at best and calls nothing";
+    return;
+  }
+  if (e.change_pct > *ch.threshold_pct) ch.status = "slower";
+  else if (e.change_pct < -*ch.threshold_pct) ch.status = "faster";
+  else if (*e.interval_pct <= limits::gate_floor_pct) ch.status = "same";
+  else ch.status = "undecided";
+  if (ch.status == "slower" || ch.status == "faster")
+    ch.why = change + ", beyond " + interval +
+             (*e.interval_pct < limits::gate_floor_pct ? " and the floor of " + floor : "");
+  else if (ch.status == "same") ch.why = change + ", within " + interval + "; can detect " + floor + " (the floor)";
+  else
+    ch.why = change + ", within " + interval + ": can detect ≥ " + pct(*ch.threshold_pct) + " here, not the " + floor +
+             " floor";
+}
+
+}  // namespace
+
+comparison compare_runs(const run_summary& base, const run_summary& contender, const run_history* history) {
   comparison c;
+  // The rows judged by time: gate_confidence is the whole comparison's (Bonferroni), so that an
+  // A/A comparison of many rows calls none slower 99 times in 100, not each row.
+  std::size_t timed = 0;
+  for (const auto& b : base.rows)
+    if (const row_record* n = find_id(contender, b.id); b.passed() && n && n->passed()) ++timed;
+  c.row_confidence = 1 - (1 - limits::gate_confidence) / static_cast<double>(std::max<std::size_t>(1, timed));
+  if (history)
+    c.history = history->store + ", testbed " + history->testbed + ": " + std::to_string(history->runs) + " runs";
   for (const auto& b : base.rows) {
     row_change ch;
     ch.id = b.id;
     ch.name = b.name;
     ch.base_repetitions = b.times_ms.size();
+    ch.base_processes = processes_of(b);
     if (b.ok()) ch.base_ms = b.median_ms();
     const row_record* n = find_id(contender, b.id);
     if (n) {
       ch.new_repetitions = n->times_ms.size();
+      ch.new_processes = processes_of(*n);
       if (n->ok()) ch.new_ms = n->median_ms();
     }
     if (!b.passed()) {
@@ -104,32 +281,7 @@ comparison compare_runs(const run_summary& base, const run_summary& contender) {
       ch.status = failure_status(*n);
       ch.why = failure_text(*n);
     } else {
-      ch.base_noise_pct = gate_noise_pct(b);
-      ch.new_noise_pct = gate_noise_pct(*n);
-      const std::vector<double> ratios = paired_ratios(b, *n);
-      if (ratios.size() >= 2) {
-        // Pairs timed back to back: the neighbours' load and the machine's drift fall on both
-        // sides of a pair alike, and cancel in its ratio.
-        ch.pairs = ratios.size();
-        ch.change_pct = 100.0 * (median(ratios) - 1);
-        ch.pair_noise_pct = median_noise_pct(ratios, limits::gate_confidence);
-        ch.threshold_pct = std::max(limits::gate_floor_pct, ch.pair_noise_pct.value_or(0));
-        ch.why = format(
-            "%+.1f%% over %zu pairs run back to back (each side's fastest repetition) against a threshold "
-            "of %.1f%% (the pairs' %.0f%% interval %.1f%%, at least %.1f%%)",
-            *ch.change_pct, ratios.size(), *ch.threshold_pct, 100 * limits::gate_confidence,
-            ch.pair_noise_pct.value_or(0), limits::gate_floor_pct);
-      } else {
-        ch.change_pct = 100.0 * (*ch.new_ms / *ch.base_ms - 1);
-        ch.threshold_pct =
-            std::max(limits::gate_floor_pct, ch.base_noise_pct.value_or(0) + ch.new_noise_pct.value_or(0));
-        ch.why = format("%+.1f%% against a threshold of %.1f%% (noise %.1f%% + %.1f%%, at least %.1f%%)",
-                        *ch.change_pct, *ch.threshold_pct, ch.base_noise_pct.value_or(0), ch.new_noise_pct.value_or(0),
-                        limits::gate_floor_pct);
-      }
-      if (*ch.change_pct > *ch.threshold_pct) ch.status = "slower";
-      else if (*ch.change_pct < -*ch.threshold_pct) ch.status = "faster";
-      else ch.status = "same";
+      judge(ch, b, *n, history, c.row_confidence);
     }
     c.rows.push_back(std::move(ch));
   }
@@ -139,6 +291,7 @@ comparison compare_runs(const run_summary& base, const run_summary& contender) {
     ch.id = n.id;
     ch.name = n.name;
     ch.new_repetitions = n.times_ms.size();
+    ch.new_processes = processes_of(n);
     if (n.ok()) ch.new_ms = n.median_ms();
     ch.status = n.passed() ? "new" : failure_status(n);
     if (!n.passed()) ch.why = failure_text(n);
@@ -152,6 +305,55 @@ comparison compare_runs(const run_summary& base, const run_summary& contender) {
   return c;
 }
 
+std::string undecided_advice(const comparison& c) {
+  std::size_t n = 0, unmeasured = 0;
+  double worst = 0;
+  for (const auto& r : c.rows) {
+    if (r.status != "undecided") continue;
+    ++n;
+    if (r.threshold_pct) worst = std::max(worst, *r.threshold_pct);
+    else ++unmeasured;
+  }
+  if (!n) return "";
+  std::string out =
+      std::to_string(n) + " row" + (n == 1 ? "" : "s") + " undecided at the " + pct(limits::gate_floor_pct) + " floor";
+  if (unmeasured)
+    out += " (" + std::to_string(unmeasured) +
+           " whose inputs bound no change: one round a side, or too few processes for the confidence)";
+  if (worst > 0) out += "; the widest can detect only ≥ " + pct(worst);
+  return out +
+         ". To decide them, re-run each side with more rounds (--benchmark_repetitions=N) or processes "
+         "(--processes=K, or several files a side), give --history STORE (the tracker's record of these rows on this "
+         "testbed), or time both builds back to back with .ci/bench-pr.";
+}
+
+namespace {
+
+std::string rule_text() {
+  const std::string conf = sig3(100 * limits::gate_confidence) + "%", floor = pct(limits::gate_floor_pct);
+  return "Each row's change (the ratio of the medians; for repetitions tagged as pairs run back to back, the median "
+         "over the pairs of the ratio of each side's fastest repetition) is held to its interval at " +
+         conf + " for the comparison as a whole (each of m rows at 1 - " + sig3(1 - limits::gate_confidence) +
+         " / m: Bonferroni), from what a re-run would see: the spread between the pairs, else between each side's "
+         "rounds "
+         "and processes (Student t, Welch), each side at least the spread of one run in the tracker's history "
+         "(--history) over its processes; never a process's own samples. slower / faster: beyond the interval's "
+         "half-width and at least " +
+         floor + "; same: within it, the half-width at most " + floor +
+         "; undecided: within it, the half-width above " + floor +
+         " (detectable_pct: the smallest change these inputs could call slower), or a side of one round and no "
+         "history. Suspects (for a re-run): the slower and the undecided rows";
+}
+
+std::string upper(std::string s) {
+  for (auto& ch : s) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  return s;
+}
+
+std::string decision(const comparison& c) { return c.failed() ? "FAILED" : c.undecided() ? "UNDECIDED" : "passed"; }
+
+}  // namespace
+
 json comparison_json(const comparison& c) {
   json rows = json::array();
   for (const auto& r : c.rows)
@@ -163,13 +365,18 @@ json comparison_json(const comparison& c) {
                     {"base_ms", number(r.base_ms)},
                     {"new_ms", number(r.new_ms)},
                     {"change_pct", number(r.change_pct)},
+                    {"interval_pct", number(r.interval_pct)},
                     {"threshold_pct", number(r.threshold_pct)},
+                    {"detectable_pct", number(r.detectable_pct())},
+                    {"noise_from", r.noise_from},
                     {"base_noise_pct", number(r.base_noise_pct)},
                     {"new_noise_pct", number(r.new_noise_pct)},
                     {"pairs", r.pairs},
                     {"pair_noise_pct", number(r.pair_noise_pct)},
                     {"base_repetitions", r.base_repetitions},
-                    {"new_repetitions", r.new_repetitions}});
+                    {"new_repetitions", r.new_repetitions},
+                    {"base_processes", r.base_processes},
+                    {"new_processes", r.new_processes}});
   json bugs = json::array();
   for (const auto& f : c.new_timing_bugs) {
     json names = json::array();
@@ -181,20 +388,18 @@ json comparison_json(const comparison& c) {
   json counts = json::object();
   for (const auto& [k, v] : tally) counts[k] = v;
   return {{"failed", c.failed()},
+          {"undecided", c.undecided()},
+          {"exit_status", c.exit_status()},
           {"counts", counts},
           {"suspects", c.suspects()},
+          {"advice", undecided_advice(c)},
+          {"history", c.history.empty() ? json(nullptr) : json(c.history)},
+          {"confidence", limits::gate_confidence},
+          {"row_confidence", c.row_confidence},
+          {"floor_pct", limits::gate_floor_pct},
           {"rows", rows},
           {"new_timing_bugs", bugs},
-          {"rule",
-           "slower: the contender's median is above the baseline's by more than both runs' noise (each the larger of "
-           "the 95% interval of the median of its samples and that of the median of its repetitions), and by at "
-           "least " +
-               sig3(limits::gate_floor_pct) +
-               "%; for repetitions tagged as pairs run back to back, the median over the pairs of the ratio of each "
-               "side's fastest repetition, against the " +
-               sig3(100 * limits::gate_confidence) +
-               "% interval of that median, and at least the same floor. Suspects (to confirm by a re-run): the "
-               "slower rows and those that moved by the floor within their noise"}};
+          {"rule", rule_text()}};
 }
 
 std::string comparison_text(const comparison& c) {
@@ -203,37 +408,34 @@ std::string comparison_text(const comparison& c) {
   for (const auto& r : c.rows) {
     ++tally[r.status];
     if (r.status == "same" || r.status == "new") continue;
-    out += format("  %-11s %s: %s\n", (r.fails() ? [&] {
-                                        std::string s = r.status;
-                                        for (auto& ch : s) ch = static_cast<char>(std::toupper(ch));
-                                        return s;
-                                      }()
-                                                 : r.status)
-                                          .c_str(),
-                  r.name.c_str(), r.why.c_str());
+    out += format("  %-11s %s: %s\n", (r.fails() ? upper(r.status) : r.status).c_str(), r.name.c_str(), r.why.c_str());
   }
   for (const auto& f : c.new_timing_bugs) out += "  NEW timing bug " + f.rule + ": " + f.message + "\n";
+  if (const std::string advice = undecided_advice(c); !advice.empty()) out += wrap("  " + advice, 100, "    ") + "\n";
   std::vector<std::string> parts;
   for (const auto& [k, v] : tally) parts.push_back(std::to_string(v) + " " + k);
-  return std::string(c.failed() ? "compare: FAILED" : "compare: passed") + " (" + join(parts, ", ") + ")\n" + out;
+  return "compare: " + decision(c) + " (" + join(parts, ", ") + ")" +
+         (c.history.empty() ? "" : "; history " + c.history) + "\n" + out;
 }
 
 std::string comparison_markdown(const comparison& c, const std::vector<std::string>& base_files,
                                 const std::vector<std::string>& new_files) {
-  std::string out = std::string("## solve_bench regression gate: ") + (c.failed() ? "FAILED" : "passed") + "\n\n";
-  out += "Baseline `" + join(base_files, " ") + "`, contender `" + join(new_files, " ") +
-         "`. A row is slower when its median moved by more than both runs' measured noise (and at least " +
-         sig3(limits::gate_floor_pct) + "%); it fails when it errs, its resid reaches " + sig3(limits::resid) +
+  std::string out = "## solve_bench regression gate: " + decision(c) + "\n\n";
+  out += "Baseline `" + join(base_files, " ") + "`, contender `" + join(new_files, " ") + "`" +
+         (c.history.empty() ? "" : ", history " + c.history) + ". " + rule_text() +
+         ". A row also fails when it errs, its resid reaches " + sig3(limits::resid) +
          " or it is missing; the run fails on a timing bug its audit finds and the baseline's did not.\n\n";
+  if (const std::string advice = undecided_advice(c); !advice.empty()) out += "**Undecided.** " + advice + "\n\n";
   out +=
-      "| status | row | base ms | new ms | change | threshold | noise base / new |\n| --- | --- | ---: | ---: | ---: | "
-      "---: | ---: |\n";
+      "| status | row | base ms | new ms | change | can detect | re-run ± base / new | from |\n| --- | --- | ---: | "
+      "---: | "
+      "---: | ---: | ---: | --- |\n";
   for (const auto& r : c.rows)
     out += "| " + r.status + " | `" + r.name + "` | " + sig3(r.base_ms) + " | " + sig3(r.new_ms) + " | " +
            (r.change_pct ? format("%+.1f%%", *r.change_pct) : "–") + " | " +
-           (r.threshold_pct ? format("%.1f%%", *r.threshold_pct) : "–") + " | " +
-           (r.base_noise_pct ? format("%.1f%%", *r.base_noise_pct) : "–") + " / " +
-           (r.new_noise_pct ? format("%.1f%%", *r.new_noise_pct) : "–") + " |\n";
+           (r.threshold_pct ? "≥ " + pct(*r.threshold_pct) : "–") + " | " +
+           (r.base_noise_pct ? pct(*r.base_noise_pct) : "–") + " / " + (r.new_noise_pct ? pct(*r.new_noise_pct) : "–") +
+           " | " + (r.noise_from.empty() ? "–" : r.noise_from) + " |\n";
   for (const auto& f : c.new_timing_bugs) out += "\n- **new timing bug** `" + f.rule + "`: " + f.message + "\n";
   return out;
 }

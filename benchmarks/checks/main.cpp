@@ -6,14 +6,18 @@
 #include <cmath>
 #include <cstring>
 #include <iostream>
+#include <optional>
 #include <regex>
 #include <string>
 #include <vector>
 
 #include "checks/compare.hpp"
+#include "checks/history.hpp"
 #include "checks/load.hpp"
 #include "checks/output.hpp"
 #include "checks/render.hpp"
+#include "checks/text.hpp"
+#include "checks/thresholds.hpp"
 #include "core/escaped.hpp"
 
 namespace bench = solvebench::bench;
@@ -22,7 +26,9 @@ namespace {
 
 const char* const usage =
     "usage: solve_bench_checks [--out-prefix=P] [--no-files] [--rows-json=OUT] RUN.json|RUN.rows.jsonl ...\n"
-    "       solve_bench_checks compare [--json=OUT] [--markdown=OUT] [--filter=REGEX] BASE... -- NEW...\n"
+    "       solve_bench_checks compare [--json=OUT] [--markdown=OUT] [--filter=REGEX] [--history=STORE\n"
+    "                                  [--testbed=NAME]] BASE... -- NEW...\n"
+    "       solve_bench_checks history --store=STORE [--testbed=NAME] [--runs=N] [--json=OUT]\n"
     "\n"
     "Runs the audit and the verdict on saved solve_bench runs (several files are pooled: rows\n"
     "with the same id are repetitions of one row), prints them, and writes P.audit.json,\n"
@@ -34,15 +40,28 @@ const char* const usage =
     "\"passed\", \"error\", \"skipped\", \"counters\": {medians}}]} (ids included for results written before rows had "
     "them).\n"
     "\n"
-    "compare holds the NEW runs (pooled) against the BASE runs (pooled), row by row: a row is slower\n"
-    "when its median moved by more than both runs' measured noise; the comparison also fails on a\n"
-    "row that errs, fails its resid check or is missing, and on a timing bug the new audit finds and\n"
-    "the base's does not. Exit status: 0 passed, 1 failed (also when NEW measured nothing), 2 bad\n"
-    "usage or input, or a BASE with no rows.\n";
+    "compare holds the NEW runs (pooled) against the BASE runs (pooled), row by row: each row's change\n"
+    "is held to the interval of what a re-run would see, 99% for the comparison as a whole: from\n"
+    "back-to-back pairs, else from each side's processes (every file is a process of its own;\n"
+    "distribution-free), each side at least the spread between runs of the row in a tools/track store\n"
+    "with --history=STORE (testbed --testbed, else the contender's host_name). slower or faster beyond\n"
+    "it (and at least 3%), same within it when it is at most 3%, undecided otherwise, with the\n"
+    "smallest change the inputs could detect; one process a side (its rounds show nothing of what\n"
+    "another process adds) and one round a side decide nothing without --history. The comparison\n"
+    "also fails on a row that errs, fails its resid check or is missing, and on a timing bug the new\n"
+    "audit finds and the base's does not. Exit status: 0 passed, 1 failed (also when NEW measured\n"
+    "nothing), 3 undecided (no row failed, some could not be decided at the 3% floor: re-run with more\n"
+    "processes, give --history, or use .ci/bench-pr), 2 bad usage or input, or a BASE with no rows.\n"
+    "\n"
+    "history prints, per row of a tools/track store's testbed (--testbed, else every testbed), the\n"
+    "spread of one run about the row's level (from successive runs, robust to steps) and the smallest\n"
+    "step in the row's level that --runs (default 3) runs after it can tell apart at 99%; --json=OUT\n"
+    "writes {\"history\": {\"testbeds\": {T: {\"runs\", \"rows\": [{\"row\", \"id\", \"runs\",\n"
+    "\"run_spread_pct\", \"detectable_step_pct\"}]}}}}. Exit status 0, 2 on a store it cannot read.\n";
 
 int compare_main(int argc, char** argv) {
   std::vector<std::string> base, contender;
-  std::string json_out, markdown_out, filter;
+  std::string json_out, markdown_out, filter, store, testbed;
   bool after = false;
   for (int i = 2; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -50,6 +69,8 @@ int compare_main(int argc, char** argv) {
     else if (arg.rfind("--json=", 0) == 0) json_out = arg.substr(7);
     else if (arg.rfind("--markdown=", 0) == 0) markdown_out = arg.substr(11);
     else if (arg.rfind("--filter=", 0) == 0) filter = arg.substr(9);
+    else if (arg.rfind("--history=", 0) == 0) store = arg.substr(10);
+    else if (arg.rfind("--testbed=", 0) == 0) testbed = arg.substr(10);
     else if (arg.rfind("--", 0) == 0) {
       std::cerr << "solve_bench_checks compare: unknown flag '" << arg << "' (see --help)\n";
       return 2;
@@ -59,10 +80,16 @@ int compare_main(int argc, char** argv) {
     std::cerr << "solve_bench_checks compare: give BASE... -- NEW... (see --help)\n";
     return 2;
   }
+  if (!testbed.empty() && store.empty()) {
+    std::cerr << "solve_bench_checks compare: --testbed needs --history=STORE\n";
+    return 2;
+  }
   bench::run_summary b, n;
+  std::optional<bench::run_history> history;
   try {
     b = bench::load_runs(base);
     n = bench::load_runs(contender);
+    if (!store.empty()) history = bench::load_history(store, bench::testbed_for(store, testbed, n));
   } catch (const bench::load_error& e) {
     std::cerr << "solve_bench_checks compare: " << e.what() << "\n";
     return 2;
@@ -84,7 +111,7 @@ int compare_main(int argc, char** argv) {
               << "\n";
     return 2;
   }
-  const auto c = bench::compare_runs(b, n);
+  const auto c = bench::compare_runs(b, n, history ? &*history : nullptr);
   std::cout << bench::comparison_text(c);
   try {
     if (!json_out.empty())
@@ -97,7 +124,62 @@ int compare_main(int argc, char** argv) {
     return 2;
   }
   if (n.rows.empty()) std::cerr << "solve_bench_checks compare: the contender measured nothing\n";
-  return c.failed() || n.rows.empty() ? 1 : 0;
+  return n.rows.empty() ? 1 : c.exit_status();
+}
+
+// What the tracker's history says each row of a testbed can detect.
+int history_main(int argc, char** argv) {
+  std::string store, testbed, json_out;
+  int runs = bench::limits::step_runs;
+  for (int i = 2; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg.rfind("--store=", 0) == 0) store = arg.substr(8);
+    else if (arg.rfind("--testbed=", 0) == 0) testbed = arg.substr(10);
+    else if (arg.rfind("--json=", 0) == 0) json_out = arg.substr(7);
+    else if (arg.rfind("--runs=", 0) == 0) {
+      char* end = nullptr;
+      const long v = std::strtol(arg.c_str() + 7, &end, 10);
+      if (*end || v < 1 || v > 1000) {
+        std::cerr << "solve_bench_checks history: --runs: '" << arg.substr(7) << "' is not a count from 1 to 1000\n";
+        return 2;
+      }
+      runs = static_cast<int>(v);
+    } else {
+      std::cerr << "solve_bench_checks history: unknown argument '" << arg << "' (see --help)\n";
+      return 2;
+    }
+  }
+  if (store.empty()) {
+    std::cerr << "solve_bench_checks history: give --store=STORE (see --help)\n";
+    return 2;
+  }
+  nlohmann::ordered_json beds = nlohmann::ordered_json::object();
+  try {
+    const auto names = testbed.empty() ? bench::history_testbeds(store) : std::vector<std::string>{testbed};
+    for (const auto& name : names) {
+      const auto h = bench::load_history(store, name);
+      std::cout << bench::history_text(h, runs);
+      beds[name] = bench::history_json(h, runs);
+    }
+  } catch (const bench::load_error& e) {
+    std::cerr << "solve_bench_checks history: " << e.what() << "\n";
+    return 2;
+  }
+  if (!json_out.empty()) {
+    try {
+      bench::write_file_atomically(
+          json_out, bench::json_text(nlohmann::ordered_json{{"history",
+                                                             {{"runs_after", runs},
+                                                              {"confidence", bench::limits::gate_confidence},
+                                                              {"testbeds", beds}}}},
+                                     1) +
+                        "\n");
+    } catch (const std::exception& e) {
+      std::cerr << "solve_bench_checks history: " << e.what() << "\n";
+      return 2;
+    }
+  }
+  return 0;
 }
 
 std::string base_of(const std::string& path) {
@@ -185,7 +267,8 @@ int checks_main(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const bool compare = argc > 1 && std::string(argv[1]) == "compare";
-  return bench::run_guarded(compare ? "solve_bench_checks compare" : "solve_bench_checks",
-                            [&] { return compare ? compare_main(argc, argv) : checks_main(argc, argv); });
+  const std::string sub = argc > 1 ? argv[1] : "";
+  if (sub == "compare") return bench::run_guarded("solve_bench_checks compare", [&] { return compare_main(argc, argv); });
+  if (sub == "history") return bench::run_guarded("solve_bench_checks history", [&] { return history_main(argc, argv); });
+  return bench::run_guarded("solve_bench_checks", [&] { return checks_main(argc, argv); });
 }

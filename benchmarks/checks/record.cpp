@@ -183,6 +183,12 @@ std::optional<double> row_record::noise_within_pct() const {
   return median_noise_pct(samples_ms, limits::noise_confidence);
 }
 
+double rerun_noise_pct(const row_record& r) {
+  double n = r.noise_pct().value_or(0);
+  if (const auto s = r.spread()) n = std::max(n, s->rerun_pct(limits::noise_confidence));
+  return std::isfinite(n) ? n : 0;
+}
+
 bool row_record::passed() const {
   if (!ok() || !(median_ms() > 0)) return false;
   const auto it = counters.find("resid");

@@ -105,6 +105,11 @@ struct run_summary {
   }
 };
 
+// A row's noise between runs, in % of its median: the larger of the 95% interval a re-run of it
+// would see (its rounds and processes, rerun_spread) and its noise_pct (the run's own figure);
+// 0 when neither is known. What the audit's rules and the verdict's ± hold rows to.
+double rerun_noise_pct(const row_record& r);
+
 // Adds one repetition of a row (or its error) to the summary, pooling it with earlier
 // repetitions of the same row. Its process key is the run's current segment and its
 // "process" counter (solve_bench --processes numbers them), so that pooled files, and the

@@ -127,23 +127,9 @@ std::string verdict_console(const run_verdict& v) {
 }
 
 json thresholds_json() {
-  return {{"resid", limits::resid},
-          {"fwd_err_slack", limits::fwd_err_slack},
-          {"fwd_err_floor", limits::fwd_err_floor},
-          {"first_class_fp64", limits::first_class_fp64},
-          {"noise_confidence", limits::noise_confidence},
-          {"noise_min_samples", limits::noise_min_samples},
-          {"driver_vs_halves", limits::driver_vs_halves},
-          {"gemm_tolerance", limits::gemm_tolerance},
-          {"transfer_vs_resident", limits::transfer_vs_resident},
-          {"noisy_row_pct", limits::noisy_row_pct},
-          {"max_clock_drop", limits::max_clock_drop},
-          {"capped_share", limits::capped_share},
-          {"nvml_counter_step_ms", limits::nvml_counter_step_ms},
-          {"peak_fraction", limits::peak_fraction},
-          {"other_busy_cores", limits::other_busy_cores},
-          {"steal_pct", limits::steal_pct},
-          {"gate_floor_pct", limits::gate_floor_pct}};
+  json out = json::object();
+  for (const auto& limit : limits::all) out[limit.name] = limit.value;
+  return out;
 }
 
 json audit_json(const audit_report& report) {

@@ -49,15 +49,73 @@ inline constexpr double peak_fraction = 0.35;
 inline constexpr double other_busy_cores = 0.5;
 // Steal above this percentage of the loop's CPU time counts as a loaded host.
 inline constexpr double steal_pct = 5.0;
+// A load average at the run's start of at least this much per available core (and at least 1)
+// counts as a loaded host.
+inline constexpr double load_avg_per_core = 0.5;
 
-// The regression gate: a row is slower when its median moved by more than its measured noise
-// allows (both runs' intervals apart) and by at least this much.
+// The regression gate (compare.cpp). A row's change between two runs is judged against the
+// interval of that change at gate_confidence, from the variance between runs (rounds,
+// processes, back-to-back pairs, the tracker's history): slower or faster beyond the larger of
+// that interval's half-width and this floor; the same when the half-width is within the floor;
+// undecided otherwise (the half-width is then the smallest change these inputs could call slower).
 inline constexpr double gate_floor_pct = 3.0;
-// The confidence of the interval a row judged by back-to-back pairs is held to (one interval,
-// where an unpaired row is held to the sum of two 95% half-widths). On the project's 2-core
-// machine the pairs' ratios scattered by 11% (median over rows; 22% at the 90th percentile);
+// The confidence of the interval of a row's change. On the project's 2-core machine
+// back-to-back pairs' ratios scattered by 11% (median over rows; 22% at the 90th percentile);
 // for 16 pairs of such scatter (Student t, 4 degrees of freedom) 95% calls 1% of identical
 // rows slower, 99% 0.2%, and both still catch 10% on a row that scatters by 5%.
 inline constexpr double gate_confidence = 0.99;
+// A side needs this many processes (or the tracker's history of the row) for its change to be
+// called: the rounds of one process do not show what another process adds (A/A here: 5
+// repetitions in one process a side called 2 of 6 comparisons slower, on rows whose processes
+// take one of two modes). 1 would trust the rounds of one process, once they are shown to
+// cover a new process (tools/aa-coverage) on the machines the gate runs on.
+inline constexpr int min_processes = 2;
+// The tracker's record of a row on a testbed (compare --history) counts from this many runs:
+// fewer say too little about the spread from run to run.
+inline constexpr int history_min_runs = 5;
+// tools/track analyze's minimum detectable step: one seen in this many runs after it (its
+// change points need at least that many on each side: --min-runs).
+inline constexpr int step_runs = 3;
+
+// A row's loop during which some task waited for a CPU this share of the time or more (the
+// kernel's pressure stall information) met contention: its own threads or other work had fewer
+// cores than they wanted, whoever the CPU time went to.
+inline constexpr double cpu_wait_pct = 10.0;
+// Rows held against each other are judged per core used when one had at least this many times
+// the cores (CPU time over the loop's wall time) of the other.
+inline constexpr double cores_ratio = 1.25;
+
+// Every threshold above, by the name the sidecars' "thresholds" object gives it (render.cpp
+// writes this table; test_thresholds.cpp fails on a threshold missing from it).
+struct named_limit {
+  const char* name;
+  double value;
+};
+inline constexpr named_limit all[] = {
+    {"resid", resid},
+    {"fwd_err_slack", fwd_err_slack},
+    {"fwd_err_floor", fwd_err_floor},
+    {"first_class_fp64", first_class_fp64},
+    {"noise_confidence", noise_confidence},
+    {"noise_min_samples", noise_min_samples},
+    {"driver_vs_halves", driver_vs_halves},
+    {"gemm_tolerance", gemm_tolerance},
+    {"transfer_vs_resident", transfer_vs_resident},
+    {"noisy_row_pct", noisy_row_pct},
+    {"max_clock_drop", max_clock_drop},
+    {"capped_share", capped_share},
+    {"nvml_counter_step_ms", nvml_counter_step_ms},
+    {"peak_fraction", peak_fraction},
+    {"other_busy_cores", other_busy_cores},
+    {"steal_pct", steal_pct},
+    {"load_avg_per_core", load_avg_per_core},
+    {"gate_floor_pct", gate_floor_pct},
+    {"gate_confidence", gate_confidence},
+    {"min_processes", min_processes},
+    {"history_min_runs", history_min_runs},
+    {"step_runs", step_runs},
+    {"cpu_wait_pct", cpu_wait_pct},
+    {"cores_ratio", cores_ratio},
+};
 
 }  // namespace solvebench::bench::limits

@@ -27,10 +27,11 @@ std::optional<double> finite_counter(const row_record& r, const std::string& key
   return v && std::isfinite(*v) ? v : std::nullopt;
 }
 
+// The speedup's ±: both rows' noise between runs (what a re-run would see), not their samples'.
 std::optional<double> combined_noise(const row_record& a, const row_record& b) {
-  const auto na = a.noise_pct(), nb = b.noise_pct();
-  if (!na || !nb) return std::nullopt;
-  return std::sqrt(*na * *na + *nb * *nb);
+  if (!(a.noise_pct() || a.spread()) || !(b.noise_pct() || b.spread())) return std::nullopt;
+  const double na = rerun_noise_pct(a), nb = rerun_noise_pct(b);
+  return std::sqrt(na * na + nb * nb);
 }
 
 // The matrix a row solves: its axes that are not method axes ("kind:diagdom", "cond:1e4").

@@ -33,6 +33,10 @@
 #   gate       the pull-request gate on this build as both sides, GPU rows of 1.7-40 ms: each word
 #              of GATE_RUNS (default "aa aa planted") one .ci/bench-pr run, "planted" with
 #              GPU/dgesv/n:4096 made 10% slower on the head -> gate-outcomes.txt, gate-<k>-*/
+#   regress-aa plain tools/regress on separate processes of this build, GPU rows of 1.7-40 ms:
+#              REGRESS_RUNS (default 6) rounds of three runs, interleaved: A, A' and B (B with
+#              GPU/dgesv/n:4096 made 10% slower); judged A against A' and A against B, each pair
+#              of single runs and all runs pooled (every file a process) -> regress-outcomes.txt
 # Example: tools/device/h200.sh build gputests ab
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -227,10 +231,33 @@ for mode in "$@"; do
           step 280 "gate-$k-$kind" .ci/bench-pr . . "$WORK/gate-$k-$kind" --precisions=d --sizes=4096,8192 \
           --benchmark_filter='^GPU/d(gesv|posv|getrf|potrf|gemm)/n:[0-9]+(/nrhs:1)?/manual_time$' \
           --benchmark_repetitions=4 --benchmark_enable_random_interleaving=true --benchmark_min_time=0.1s
-        echo "gate-$k-$kind rc=$? $((SECONDS - t0)) s | $(grep '^bench-pr: \(passed\|FAILED\)' "$LOG" | tail -1)" >> "$WORK/gate-outcomes.txt"
+        echo "gate-$k-$kind rc=$? $((SECONDS - t0)) s | $(grep '^bench-pr: \(passed\|FAILED\|UNDECIDED\)' "$LOG" | tail -1)" >> "$WORK/gate-outcomes.txt"
         find "$WORK/gate-$k-$kind" -name '*-round*' -o -name '*-confirm[0-9]*' | xargs rm -f
       done
       cat "$WORK/gate-outcomes.txt"
+      ;;
+    regress-aa)
+      flags=(--precisions=d '--sizes=4096,8192' --benchmark_filter='^GPU/d(gesv|posv|getrf|potrf|gemm)/n:[0-9]+(/nrhs:1)?/manual_time$')
+      planted='SOLVE_BENCH_TEST_SLOWDOWN=^GPU/dgesv/n:4096/nrhs:1$=0.10'
+      for i in $(seq 1 "${REGRESS_RUNS:-6}"); do
+        bench 60 "regress-a$i" "regress-a$i.json" "${flags[@]}"
+        bench 60 "regress-c$i" "regress-c$i.json" "${flags[@]}"
+        step 60 "regress-b$i" env "$planted" "$BIN" --benchmark_out="$WORK/regress-b$i.json" "${flags[@]}"
+      done
+      out=$WORK/regress-outcomes.txt
+      for i in $(seq 1 "${REGRESS_RUNS:-6}"); do
+        for other in c b; do
+          python3 tools/regress --checks "$CHECKS" "$WORK/regress-a$i.json" "$WORK/regress-$other$i.json" >"$WORK/regress-a$i-$other$i.txt" 2>&1
+          echo "a$i vs $other$i: exit $? | $(tail -1 "$WORK/regress-a$i-$other$i.txt" | cut -c1-160)" >>"$out"
+        done
+      done
+      for other in c b; do
+        python3 tools/regress --checks "$CHECKS" --json "$WORK/regress-pooled-$other.json" "$WORK"/regress-a[0-9]*.json -- \
+          "$WORK"/regress-"$other"[0-9]*.json >"$WORK/regress-pooled-$other.txt" 2>&1
+        echo "pooled a vs $other: exit $?" >>"$out"
+        cat "$WORK/regress-pooled-$other.txt" >>"$out"
+      done
+      cat "$out"
       ;;
     *) echo "unknown mode $mode" >&2; exit 2 ;;
   esac

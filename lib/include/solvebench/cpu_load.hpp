@@ -1,7 +1,9 @@
 // How loaded the machine is, from /proc: the CPU time of the whole machine (/proc/stat), of this
-// process (/proc/self/stat) and of each other process (/proc/[pid]/stat). The CPU row monitor
-// samples the first two around each row's timed loop; the run samples the busy processes once
-// at start. Parsers take text and readers a root path, so tests feed made-up /proc trees.
+// process (/proc/self/stat, and its CPU clock) and of each other process (/proc/[pid]/stat), and
+// the time tasks waited for a CPU (/proc/pressure/cpu, the kernel's pressure stall information).
+// The CPU row monitor samples them around each row's timed loop; the run samples the busy
+// processes once at start. Parsers take text and readers a root path, so tests feed made-up
+// /proc trees.
 #pragma once
 
 #include <map>
@@ -31,14 +33,22 @@ struct process_times {
 };
 std::optional<process_times> parse_process_stat(std::string_view text);
 
+// The "some" line of /proc/pressure/cpu: the microseconds during which at least one runnable
+// task waited for a CPU (total=...), whoever's task it was. Empty without that line (a kernel
+// without PSI, or booted with psi=0).
+std::optional<unsigned long long> parse_cpu_pressure(std::string_view text);
+
 // What the row monitor reads at the start and at the end of a loop.
 struct load_sample {
   cpu_times machine;
   unsigned long long self_jiffies = 0;
-  double wall_s = 0;  // steady clock
+  double wall_s = 0;                            // steady clock
+  std::optional<double> self_cpu_s;             // this process's CPU clock (every thread), to the ns
+  std::optional<unsigned long long> waited_us;  // /proc/pressure/cpu's some total, when the kernel has it
 };
-// /proc/stat and /proc/self/stat under `proc_root`, and the time now; empty (`why` set) when
-// either cannot be read or parsed.
+// /proc/stat and /proc/self/stat under `proc_root`, /proc/pressure/cpu there when it exists,
+// this process's CPU clock and the time now; empty (`why` set) when either stat file cannot be
+// read or parsed.
 std::optional<load_sample> sample_load(const std::string& proc_root = "/proc", std::string* why = nullptr);
 
 struct load_between {
@@ -46,9 +56,12 @@ struct load_between {
   double self_busy_cores = 0;   // cores' worth this process got (all its threads, spinning included)
   double steal_pct = 0;         // share of all CPUs' time the hypervisor stole, percent
   double wall_s = 0;
+  std::optional<double> wait_pct;  // share of the time some task waited for a CPU, percent (PSI)
+  bool self_from_clock = false;    // self_busy_cores from the CPU clock (exact), not from jiffies
 };
-// Between two samples, with `ticks_per_second` jiffies a second (sysconf(_SC_CLK_TCK)). Empty
-// when no time passed or a counter went backwards.
+// Between two samples, with `ticks_per_second` jiffies a second (sysconf(_SC_CLK_TCK)).
+// self_busy_cores comes from the CPU clock when both samples have it (exact at any length),
+// else from the jiffies. Empty when no time passed or a counter went backwards.
 std::optional<load_between> load_during(const load_sample& before, const load_sample& after, double ticks_per_second);
 
 // The shortest loop the row counters are given for: jiffies are 10 ms, and each of the four
@@ -56,11 +69,22 @@ std::optional<load_between> load_during(const load_sample& before, const load_sa
 // 2 cores reads cpu_other_busy to about +-0.2 cores; a shorter one would report noise as load.
 inline constexpr double min_load_window_s = 0.2;
 
-// {"cpu_other_busy", cores}, {"cpu_self_busy", cores}, {"cpu_steal_pct", percent} for a row
-// whose loop lasted at least min_load_window_s; nothing otherwise. cpu_self_busy says how much of
-// the machine the row really had: GFLOP/s over a peak scaled by it separates a slow kernel from
-// a shared CPU.
-std::vector<std::pair<std::string, double>> load_counters(const load_between& load);
+// The row counters of a loop:
+//   cpu_self_busy   the cores the row used (its CPU time over the loop's wall time, every thread,
+//                   spinning included): against its BLAS threads, whether it had the cores it
+//                   ran on; GFLOP/s over a peak scaled by it separates a slow kernel from a
+//                   shared CPU;
+//   cpu_wait_pct    the share of the loop during which some task waited for a CPU (PSI): load
+//                   whoever's it was, also where the CPU time of others cannot be told apart;
+//   cpu_other_busy  cores other processes kept busy, and cpu_steal_pct, the hypervisor's steal;
+//                   from jiffies, so only over `around` (at least min_load_window_s, which may
+//                   reach back before a short loop: then cpu_load_window_s says how far).
+// `loop` is the timed loop itself; `around` a window of at least min_load_window_s that ends with
+// it (the loop itself when it is long enough), or none.
+std::vector<std::pair<std::string, double>> load_counters(const load_between& loop,
+                                                          const std::optional<load_between>& around);
+// The same for a loop long enough to be its own window (empty when it is not).
+std::vector<std::pair<std::string, double>> load_counters(const load_between& loop);
 
 // Every process under `proc_root` whose stat can be read, by pid.
 std::map<int, process_times> scan_processes(const std::string& proc_root = "/proc");

@@ -27,8 +27,8 @@ class row_monitor {
 
 // CPU rows: package (and DRAM) energy from RAPL under `powercap_root`, and the load other
 // processes put on the machine meanwhile from `proc_root` (counters cpu_other_busy and
-// cpu_self_busy, in cores, and cpu_steal_pct; see cpu_load.hpp). Make one per run and reuse it for every row; it never
-// throws for missing or unreadable counters (see unavailable_reason).
+// cpu_self_busy, in cores, cpu_wait_pct and cpu_steal_pct; see cpu_load.hpp). Make one per run and reuse it for every
+// row; it never throws for missing or unreadable counters (see unavailable_reason).
 std::unique_ptr<row_monitor> make_cpu_row_monitor(const std::string& powercap_root = "/sys/class/powercap",
                                                   const std::string& proc_root = "/proc");
 

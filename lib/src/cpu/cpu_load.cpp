@@ -1,12 +1,14 @@
 // The machine's load from /proc/stat and /proc/[pid]/stat.
 #include "solvebench/cpu_load.hpp"
 
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -66,6 +68,21 @@ std::optional<process_times> parse_process_stat(std::string_view text) {
   return process_times{std::string(text.substr(open + 1, close - open - 1)), utime + stime};
 }
 
+std::optional<unsigned long long> parse_cpu_pressure(std::string_view text) {
+  std::istringstream lines{std::string(text)};
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("some ", 0) != 0) continue;
+    const auto at = line.find("total=");
+    if (at == std::string::npos) return std::nullopt;
+    char* end = nullptr;
+    const char* digits = line.c_str() + at + 6;
+    const unsigned long long total = std::strtoull(digits, &end, 10);
+    if (end == digits) return std::nullopt;
+    return total;
+  }
+  return std::nullopt;
+}
+
 std::optional<load_sample> sample_load(const std::string& proc_root, std::string* why) {
   const auto fail = [&](const std::string& what) {
     if (why) *why = what;
@@ -83,6 +100,10 @@ std::optional<load_sample> sample_load(const std::string& proc_root, std::string
   if (!self) return fail("cannot parse " + proc_root + "/self/stat");
   s.machine = *machine;
   s.self_jiffies = self->jiffies;
+  if (const auto pressure = read_text(proc_root + "/pressure/cpu")) s.waited_us = parse_cpu_pressure(*pressure);
+  timespec cpu{};
+  if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu) == 0)
+    s.self_cpu_s = static_cast<double>(cpu.tv_sec) + 1e-9 * static_cast<double>(cpu.tv_nsec);
   return s;
 }
 
@@ -98,16 +119,35 @@ std::optional<load_between> load_during(const load_sample& before, const load_sa
                self = static_cast<double>(after.self_jiffies - before.self_jiffies);
   out.other_busy_cores = std::max(0.0, (busy - self) / (wall * ticks));
   out.self_busy_cores = self / (wall * ticks);
+  if (before.self_cpu_s && after.self_cpu_s && *after.self_cpu_s >= *before.self_cpu_s) {
+    out.self_busy_cores = (*after.self_cpu_s - *before.self_cpu_s) / wall;
+    out.self_from_clock = true;
+  }
   const auto total = b.total() - a.total();
   out.steal_pct = total > 0 ? 100.0 * static_cast<double>(b.steal - a.steal) / static_cast<double>(total) : 0.0;
+  if (before.waited_us && after.waited_us && *after.waited_us >= *before.waited_us)
+    out.wait_pct = std::min(100.0, 1e-4 * static_cast<double>(*after.waited_us - *before.waited_us) / wall);
   return out;
 }
 
-std::vector<std::pair<std::string, double>> load_counters(const load_between& load) {
-  if (load.wall_s < min_load_window_s) return {};
-  return {{"cpu_other_busy", load.other_busy_cores},
-          {"cpu_self_busy", load.self_busy_cores},
-          {"cpu_steal_pct", load.steal_pct}};
+std::vector<std::pair<std::string, double>> load_counters(const load_between& loop,
+                                                          const std::optional<load_between>& around) {
+  // The CPU clock and the pressure totals count microseconds: exact over any loop; jiffies need the window.
+  const bool long_loop = loop.wall_s >= min_load_window_s;
+  std::vector<std::pair<std::string, double>> out;
+  if (loop.self_from_clock || long_loop) out.emplace_back("cpu_self_busy", loop.self_busy_cores);
+  if (loop.wait_pct) out.emplace_back("cpu_wait_pct", *loop.wait_pct);
+  if (around && around->wall_s >= min_load_window_s) {
+    out.emplace_back("cpu_other_busy", around->other_busy_cores);
+    out.emplace_back("cpu_steal_pct", around->steal_pct);
+    if (around->wall_s > loop.wall_s * (1 + 1e-9)) out.emplace_back("cpu_load_window_s", around->wall_s);
+  }
+  return out;
+}
+
+std::vector<std::pair<std::string, double>> load_counters(const load_between& loop) {
+  if (loop.wall_s < min_load_window_s) return {};
+  return load_counters(loop, loop);
 }
 
 std::map<int, process_times> scan_processes(const std::string& proc_root) {

@@ -1,0 +1,188 @@
+// Reading tools/track's store, and a row's spread from run to run.
+#include "checks/history.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "checks/load.hpp"
+#include "checks/text.hpp"
+#include "checks/thresholds.hpp"
+
+namespace solvebench::bench {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::ordered_json;
+
+constexpr const char* store_format = "solve_bench-track/1";
+// The efficiency of the median absolute deviation against the standard deviation, for normal
+// data: its estimate is worth this share of the differences as degrees of freedom.
+constexpr double mad_efficiency = 0.37;
+
+// tools/tracking/store.py's RUN_FILE: <UTC date>-<hash>.json.
+bool stored_run_file(const std::string& name) {
+  static const std::regex pattern("^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{10}\\.json$");
+  return std::regex_match(name, pattern);
+}
+
+std::vector<fs::path> run_files(const fs::path& folder) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec))
+    if (it->is_regular_file() && stored_run_file(it->path().filename().string())) out.push_back(it->path());
+  std::sort(out.begin(), out.end());  // the name starts with the date: oldest first
+  return out;
+}
+
+json read_json(const fs::path& path) {
+  std::ifstream in(path);
+  if (!in) throw load_error(path.string() + ": cannot open it");
+  std::stringstream text;
+  text << in.rdbuf();
+  try {
+    return json::parse(text.str());
+  } catch (const json::exception& e) {
+    throw load_error(path.string() + ": not JSON: " + e.what());
+  }
+}
+
+// store.py's safe_testbed: a host name as a folder name.
+std::string safe_testbed(const std::string& name) {
+  std::string out;
+  for (const char c : name)
+    out += (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-') ? c : '_';
+  const auto first = out.find_first_not_of('.'), last = out.find_last_not_of('.');
+  out = first == std::string::npos ? "" : out.substr(first, last - first + 1);
+  return out.empty() ? "unnamed" : out;
+}
+
+}  // namespace
+
+std::optional<rerun_spread> row_history::per_run() const {
+  if (median_ms.size() < static_cast<std::size_t>(limits::history_min_runs)) return std::nullopt;
+  std::vector<double> steps;
+  for (std::size_t i = 1; i < median_ms.size(); ++i)
+    steps.push_back(std::fabs(std::log(median_ms[i] / median_ms[i - 1])));
+  const double sigma = 1.4826 * median(steps) / std::sqrt(2.0);
+  rerun_spread s;
+  s.centre_var = sigma * sigma;
+  s.df = std::max(1.0, mad_efficiency * static_cast<double>(steps.size()));
+  s.rounds = static_cast<int>(median_ms.size());
+  s.processes = 1;
+  return s;
+}
+
+std::optional<double> row_history::detectable_step_pct(int runs_after, double confidence) const {
+  const auto s = per_run();
+  if (!s || runs_after < 1) return std::nullopt;
+  const double n = static_cast<double>(median_ms.size());
+  const double se = std::sqrt(s->centre_var * (1.0 / runs_after + 1.0 / n));
+  return 100.0 * std::expm1(student_t_quantile(0.5 + confidence / 2, s->df) * se);
+}
+
+const row_history* run_history::find(const row_id& id) const {
+  for (const auto& r : rows)
+    if (r.id == id) return &r;
+  return nullptr;
+}
+
+std::vector<std::string> history_testbeds(const std::string& store) {
+  std::error_code ec;
+  if (!fs::is_directory(store, ec)) throw load_error(store + ": not a folder (a tools/track store)");
+  std::vector<std::string> out;
+  for (fs::directory_iterator it(store, ec), end; !ec && it != end; it.increment(ec))
+    if (it->is_directory() && !run_files(it->path()).empty()) out.push_back(it->path().filename().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+run_history load_history(const std::string& store, const std::string& testbed) {
+  const auto testbeds = history_testbeds(store);
+  if (std::find(testbeds.begin(), testbeds.end(), testbed) == testbeds.end()) {
+    std::string have;
+    for (const auto& t : testbeds) have += (have.empty() ? "" : ", ") + t;
+    throw load_error(store + ": no stored runs of testbed '" + testbed + "' (it has " +
+                     (have.empty() ? std::string("none") : have) + ")");
+  }
+  run_history h;
+  h.store = store;
+  h.testbed = testbed;
+  for (const auto& path : run_files(fs::path(store) / testbed)) {
+    const json doc = read_json(path);
+    try {
+      if (doc.value("format", std::string()) != store_format)
+        throw std::invalid_argument("its format is not " + std::string(store_format));
+      for (const auto& r : doc.at("rows")) {
+        const auto ms = r.find("median_ms");
+        if (ms == r.end() || !ms->is_number() || !(ms->get<double>() > 0)) continue;  // a failed row
+        const std::string name = r.at("name").get<std::string>();
+        const row_id id = r.contains("id") ? row_id_from_json(r.at("id")) : legacy_row_id(name);
+        auto it = std::find_if(h.rows.begin(), h.rows.end(), [&](const row_history& x) { return x.id == id; });
+        if (it == h.rows.end()) it = h.rows.insert(h.rows.end(), row_history{id, id.name(), {}});
+        it->median_ms.push_back(ms->get<double>());
+      }
+    } catch (const std::exception& e) {
+      throw load_error(path.string() + ": not a stored run: " + e.what());
+    }
+    ++h.runs;
+  }
+  return h;
+}
+
+namespace {
+// One run's spread about the row's level, in % (the sigma of its log time).
+std::optional<double> run_spread_pct(const row_history& r) {
+  const auto s = r.per_run();
+  if (!s) return std::nullopt;
+  return 100 * std::sqrt(s->centre_var);
+}
+json number(const std::optional<double>& x) { return x && std::isfinite(*x) ? json(*x) : json(nullptr); }
+}  // namespace
+
+std::string history_text(const run_history& h, int runs_after) {
+  std::string out = "testbed " + h.testbed + ": " + std::to_string(h.runs) +
+                    " runs; per row, the spread of one run about its level and the smallest step in it that " +
+                    std::to_string(runs_after) + " runs after the step tell apart (" +
+                    sig3(100 * limits::gate_confidence) + "%)\n";
+  for (const auto& r : h.rows) {
+    const auto spread = run_spread_pct(r);
+    const auto step = r.detectable_step_pct(runs_after, limits::gate_confidence);
+    out += format("  %-48s %3zu runs  spread %7s  detects %s\n", r.name.c_str(), r.median_ms.size(),
+                  spread ? format("%.1f%%", *spread).c_str() : "-",
+                  step ? format(">= %.1f%%", *step).c_str()
+                       : format("- (fewer than %d runs)", limits::history_min_runs).c_str());
+  }
+  return out;
+}
+
+json history_json(const run_history& h, int runs_after) {
+  json rows = json::array();
+  for (const auto& r : h.rows)
+    rows.push_back({{"row", r.name},
+                    {"id", to_json(r.id)},
+                    {"runs", r.median_ms.size()},
+                    {"run_spread_pct", number(run_spread_pct(r))},
+                    {"detectable_step_pct", number(r.detectable_step_pct(runs_after, limits::gate_confidence))}});
+  return {{"runs", h.runs}, {"rows", rows}};
+}
+
+std::string testbed_for(const std::string& store, const std::string& given, const run_summary& run) {
+  if (!given.empty()) return given;
+  const auto testbeds = history_testbeds(store);
+  const std::string host = run.context_value("host_name");
+  if (!host.empty() && std::find(testbeds.begin(), testbeds.end(), safe_testbed(host)) != testbeds.end())
+    return safe_testbed(host);
+  if (testbeds.size() == 1) return testbeds.front();
+  std::string have;
+  for (const auto& t : testbeds) have += (have.empty() ? "" : ", ") + t;
+  throw load_error(store + ": which testbed? the run's host_name '" + host + "' is not one of its testbeds (" +
+                   (have.empty() ? std::string("none") : have) + "): give --testbed NAME");
+}
+
+}  // namespace solvebench::bench

@@ -1,0 +1,57 @@
+// The tracker's record of each row on a testbed, read from tools/track's store
+// (STORE/<testbed>/<date>-<hash>.json, format "solve_bench-track/1": tools/tracking/store.py
+// documents it), and what it says about a row's spread from run to run: the between-run noise
+// that compare --history and tools/track analyze's minimum detectable step judge by.
+#pragma once
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "checks/record.hpp"
+
+namespace solvebench::bench {
+
+struct row_history {
+  row_id id;
+  std::string name;
+  std::vector<double> median_ms;  // one per stored run that has the row, oldest first (failed runs left out)
+  // The spread of one stored run's median about the row's level, from the differences of
+  // successive runs (robust to the steps and drift a history holds: 1.4826 x their median
+  // absolute value, the normal's sigma, over sqrt 2): as a rerun_spread of one process, its
+  // degrees of freedom the median's efficiency (0.37) times the differences. None with fewer
+  // than limits::history_min_runs runs.
+  std::optional<rerun_spread> per_run() const;
+  // The smallest step in the row's level that `runs_after` runs after it (their mean against
+  // the runs on record) tell apart from the spread at `confidence`, in percent.
+  std::optional<double> detectable_step_pct(int runs_after, double confidence) const;
+};
+
+struct run_history {
+  std::string store, testbed;
+  std::size_t runs = 0;  // stored runs read
+  std::vector<row_history> rows;
+  const row_history* find(const row_id& id) const;
+};
+
+// The testbeds of a store: its folders that hold stored runs, sorted. Throws load_error when
+// `store` is not a folder.
+std::vector<std::string> history_testbeds(const std::string& store);
+
+// The stored runs of one testbed, by date. Throws load_error on a testbed the store lacks
+// (naming those it has) and on a stored file that is not a stored run.
+run_history load_history(const std::string& store, const std::string& testbed);
+
+// The testbed a run belongs to: `given`, else its context's host_name made a folder name as
+// tools/track add makes it, else the store's only testbed; throws load_error when none fits.
+std::string testbed_for(const std::string& store, const std::string& given, const run_summary& run);
+
+// Per row of the testbed: its runs, the spread of one run (in %) and the step `runs_after` runs
+// can detect at limits::gate_confidence; as text, and as {"runs", "rows": [{"row", "id", "runs",
+// "run_spread_pct", "detectable_step_pct"}]}.
+std::string history_text(const run_history& h, int runs_after);
+nlohmann::ordered_json history_json(const run_history& h, int runs_after);
+
+}  // namespace solvebench::bench

@@ -1,0 +1,322 @@
+// The regression gate's rule (checks/compare.hpp) and the tracker's history it can judge by
+// (checks/history.hpp), on made-up runs whose answer is known.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "checks/compare.hpp"
+#include "checks/history.hpp"
+#include "checks/load.hpp"
+#include "checks/shift.hpp"
+#include "checks/thresholds.hpp"
+
+namespace sb = solvebench::bench;
+namespace fs = std::filesystem;
+
+namespace {
+
+const sb::row_id gesv = sb::legacy_row_id("CPU/dgesv/n:512/nrhs:1");
+
+// One row's rounds: `ms` each, in processes of `per_process` rounds each (0: all in one).
+sb::run_summary rounds(const std::vector<double>& ms, int per_process = 0, std::optional<double> pair = {}) {
+  sb::run_summary run;
+  for (std::size_t i = 0; i < ms.size(); ++i) {
+    std::map<std::string, double> counters = {{"resid", 0.01}};
+    if (per_process > 0) counters["process"] = static_cast<double>(i / static_cast<std::size_t>(per_process));
+    if (pair) counters["pair"] = *pair + static_cast<double>(i);
+    sb::add_repetition(run, gesv, ms[i], {}, counters);
+  }
+  return run;
+}
+
+std::vector<double> lognormal(double ms, int n, double sigma, std::mt19937_64& rng) {
+  std::normal_distribution<double> z(0, sigma);
+  std::vector<double> out;
+  for (int i = 0; i < n; ++i) out.push_back(ms * std::exp(z(rng)));
+  return out;
+}
+
+const sb::row_change& only(const sb::comparison& c) {
+  EXPECT_EQ(c.rows.size(), 1u);
+  return c.rows.front();
+}
+
+}  // namespace
+
+TEST(Compare, OneRoundASideIsUndecidedNeverSlower) {
+  // Today's runs: one repetition a side, 95% apart (the newcomer's dposv): nothing measured
+  // what a re-run sees, so nothing is called slower, whatever each run's own samples said.
+  const auto c = sb::compare_runs(rounds({0.01804}), rounds({0.03518}));
+  const auto& r = only(c);
+  EXPECT_EQ(r.status, "undecided");
+  EXPECT_FALSE(r.detectable_pct());
+  EXPECT_NEAR(*r.change_pct, 95.0, 0.1);
+  EXPECT_NE(r.why.find("one round"), std::string::npos) << r.why;
+  EXPECT_EQ(c.exit_status(), 3);
+  EXPECT_EQ(c.suspects(), std::vector<std::string>{gesv.name()});
+  const std::string advice = sb::undecided_advice(c);
+  for (const char* what : {"--processes", "--history", ".ci/bench-pr", "rounds"})
+    EXPECT_NE(advice.find(what), std::string::npos) << advice;
+}
+
+TEST(Compare, SteadyProcessesDecideSameAndSlower) {
+  // Eight processes a side, one round each.
+  const std::vector<double> base = {5.0, 5.02, 4.98, 5.01, 4.99, 5.0, 5.03, 4.97};
+  auto c = sb::compare_runs(rounds(base, 1), rounds(base, 1));
+  EXPECT_EQ(only(c).status, "same") << only(c).why;
+  EXPECT_DOUBLE_EQ(*only(c).detectable_pct(), sb::limits::gate_floor_pct);
+  EXPECT_EQ(c.exit_status(), 0);
+  std::vector<double> slow;
+  for (double t : base) slow.push_back(1.10 * t);
+  c = sb::compare_runs(rounds(base, 1), rounds(slow, 1));
+  EXPECT_EQ(only(c).status, "slower") << only(c).why;
+  EXPECT_NEAR(*only(c).change_pct, 10.0, 0.5);
+  EXPECT_EQ(c.exit_status(), 1);
+  std::vector<double> fast;
+  for (double t : base) fast.push_back(0.8 * t);
+  EXPECT_EQ(only(sb::compare_runs(rounds(base, 1), rounds(fast, 1))).status, "faster");
+}
+
+// The same eight times as rounds of one process a side: what another process adds is
+// unmeasured, so the rounds give what the inputs could detect at best, and call nothing (the
+// A/A runs here: 5 repetitions in one process a side called 2 of 6 comparisons slower).
+TEST(Compare, RoundsOfOneProcessASideCallNothing) {
+  const std::vector<double> base = {5.0, 5.02, 4.98, 5.01, 4.99, 5.0, 5.03, 4.97};
+  std::vector<double> slow;
+  for (double t : base) slow.push_back(1.10 * t);
+  const auto c = sb::compare_runs(rounds(base), rounds(slow));
+  EXPECT_EQ(only(c).status, "undecided") << only(c).why;
+  ASSERT_TRUE(only(c).detectable_pct());
+  EXPECT_LT(*only(c).detectable_pct(), 5.0);  // the rounds alone would have seen it
+  EXPECT_NE(only(c).why.find("one process a side"), std::string::npos) << only(c).why;
+  EXPECT_NE(only(c).why.find("at best"), std::string::npos) << only(c).why;
+  EXPECT_EQ(c.exit_status(), 3);
+}
+
+TEST(Compare, NoisyRoundsAreUndecidedWithWhatTheyCanDetect) {
+  // 4% slower under rounds that scatter by 10%: not slower, not the same either.
+  const std::vector<double> base = {5.0, 5.5, 4.5, 5.25, 4.75};
+  std::vector<double> slow;
+  for (double t : base) slow.push_back(1.04 * t);
+  const auto c = sb::compare_runs(rounds(base), rounds(slow));
+  const auto& r = only(c);
+  EXPECT_EQ(r.status, "undecided");
+  ASSERT_TRUE(r.detectable_pct());
+  EXPECT_GT(*r.detectable_pct(), 10.0);
+  EXPECT_NE(r.why.find("can detect"), std::string::npos) << r.why;
+  EXPECT_EQ(c.exit_status(), 3);
+}
+
+TEST(Compare, AaFalseAlarmsStayRare) {
+  // A/A: 7 processes a side of one log-normal (5%), 2000 draws: a slower row at most 1 time in
+  // 200 (the interval is 99%, one-sided 0.5%); a planted 15% on 1%-noise rows is caught every time.
+  std::mt19937_64 rng(11);
+  int slower = 0, caught = 0;
+  const int trials = 2000;
+  for (int i = 0; i < trials; ++i) {
+    if (only(sb::compare_runs(rounds(lognormal(5, 7, 0.05, rng), 1), rounds(lognormal(5, 7, 0.05, rng), 1))).status ==
+        "slower")
+      ++slower;
+    if (only(sb::compare_runs(rounds(lognormal(5, 7, 0.01, rng), 1), rounds(lognormal(5.75, 7, 0.01, rng), 1)))
+            .status == "slower")
+      ++caught;
+  }
+  EXPECT_LE(slower, trials / 200);
+  EXPECT_EQ(caught, trials);
+}
+
+TEST(Compare, ProcessesThatDifferAreNoise) {
+  // Pooled files: three processes a side, each steady in itself but in one of two modes 7% apart
+  // (GPU/dgemm/n:1024 on the H200): judged by the processes, the 7% is not a regression.
+  const std::vector<double> base = {1.0, 1.001, 0.999, 1.0, 1.001, 0.999, 1.07, 1.071, 1.069};
+  const std::vector<double> other = {1.07, 1.071, 1.069, 1.07, 1.071, 1.069, 1.0, 1.001, 0.999};
+  const auto c = sb::compare_runs(rounds(base, 3), rounds(other, 3));
+  const auto& r = only(c);
+  EXPECT_EQ(r.status, "undecided") << r.why;
+  EXPECT_EQ(r.base_processes, 3);
+  EXPECT_NE(r.why.find("3 against 3 processes cannot bound"), std::string::npos) << r.why;
+}
+
+// The dpotrs of the A/A runs here: processes in one of two modes 52% apart, each steady to 0.5%;
+// three a side that happen to share a mode are not a regression (Student t called it one).
+TEST(Compare, ModesBetweenProcessesAreNotARegression) {
+  const std::vector<double> a = {0.0440, 0.0442, 0.0451}, b = {0.0289, 0.0290, 0.0291};
+  for (const auto& [x, y] : {std::pair{a, b}, std::pair{b, a}}) {
+    const auto c = sb::compare_runs(rounds(x, 1), rounds(y, 1));
+    EXPECT_EQ(only(c).status, "undecided") << only(c).why;
+  }
+  // Seven a side, every process of the contender 10% slower than every one of the baseline, in
+  // whatever mode: the shift is certain (Hodges-Lehmann, exact Mann-Whitney at 99%).
+  std::vector<double> base, slow;
+  for (int i = 0; i < 7; ++i) {
+    base.push_back(i % 2 ? 0.044 : 0.029);
+    slow.push_back(1.10 * base.back());
+  }
+  auto c = sb::compare_runs(rounds(base, 1), rounds(slow, 1));
+  EXPECT_NE(only(c).status, "slower");  // modes on both sides: the differences cover -35% .. +68%
+  for (double& t : base) t = 0.029 * (1 + 0.001 * t);
+  slow.clear();
+  for (double t : base) slow.push_back(1.10 * t);
+  c = sb::compare_runs(rounds(base, 1), rounds(slow, 1));
+  EXPECT_EQ(only(c).status, "slower") << only(c).why;
+  EXPECT_NE(only(c).noise_from.find("7 against 7 processes"), std::string::npos) << only(c).noise_from;
+}
+
+TEST(Shift, MannWhitneyCutsAndHodgesLehmann) {
+  EXPECT_EQ(sb::mann_whitney_cut(3, 3, 0.90), 0);  // P(U = 0) = 1/20
+  EXPECT_EQ(sb::mann_whitney_cut(3, 3, 0.95), -1);
+  EXPECT_EQ(sb::mann_whitney_cut(5, 5, 0.99), 0);   // 1/252 <= 0.005
+  EXPECT_EQ(sb::mann_whitney_cut(8, 8, 0.95), 13);  // tables: 13 for m = n = 8 at two-sided 5%
+  EXPECT_EQ(sb::mann_whitney_cut(10, 10, 0.99), 16);
+  // Beyond 30 a side, the normal approximation: within one of the exact cut at 30.
+  EXPECT_NEAR(static_cast<double>(sb::mann_whitney_cut(31, 31, 0.99)),
+              static_cast<double>(sb::mann_whitney_cut(30, 30, 0.99)) + 30, 40);
+  const auto s = sb::hodges_lehmann({1, 2, 3, 4, 5}, {11, 12, 13, 14, 15}, 0.99);
+  ASSERT_TRUE(s);
+  EXPECT_DOUBLE_EQ(s->estimate, 10);
+  EXPECT_DOUBLE_EQ(s->lo, 6);  // the smallest of the 25 differences (cut 0)
+  EXPECT_DOUBLE_EQ(s->hi, 14);
+  EXPECT_FALSE(sb::hodges_lehmann({1, 2}, {3, 4}, 0.9));
+}
+
+TEST(Compare, PairsDecideBackToBack) {
+  // Pair k ran while the machine moved everything by drift[k]; the contender is 10% slower.
+  const std::vector<double> drift = {0.0, 0.25, -0.1, 0.4, 0.05, 0.3, -0.05, 0.15, 0.2, 0.1, 0.35, -0.08};
+  std::mt19937_64 rng(3);
+  std::uniform_real_distribution<double> jitter(-0.005, 0.005);
+  for (const std::size_t m : {3u, 12u}) {
+    std::vector<double> b, n;
+    for (std::size_t k = 0; k < m; ++k) {
+      b.push_back(5.0 * (1 + drift[k]) * (1 + jitter(rng)));
+      n.push_back(5.5 * (1 + drift[k]) * (1 + jitter(rng)));
+    }
+    const auto c = sb::compare_runs(rounds(b, 1, 0.0), rounds(n, 1, 0.0));
+    const auto& r = only(c);
+    EXPECT_EQ(r.pairs, m);
+    EXPECT_EQ(r.status, "slower") << r.why;
+    EXPECT_LT(*r.interval_pct, 5.0) << r.why;
+    // Unpaired, the same times are undecided: the drift is between-run noise.
+    std::vector<double> bu = b, nu = n;
+    EXPECT_NE(only(sb::compare_runs(rounds(bu, 1), rounds(nu, 1))).status, "slower");
+  }
+}
+
+namespace {
+
+// A tools/track store with one testbed whose runs have the row at `ms`.
+class store_dir {
+ public:
+  explicit store_dir(const std::vector<double>& ms, const std::string& testbed = "vm") {
+    path_ = fs::temp_directory_path() / ("sb-history-" + std::to_string(::getpid()) + "-" + std::to_string(count_++));
+    fs::create_directories(path_ / testbed / "answers");
+    for (std::size_t i = 0; i < ms.size(); ++i) {
+      nlohmann::ordered_json doc = {
+          {"format", "solve_bench-track/1"},
+          {"testbed", testbed},
+          {"date", "2026-12-01T00:00:00+00:00"},
+          {"rows", {{{"name", gesv.name()}, {"id", sb::to_json(gesv)}, {"median_ms", ms[i]}, {"repetitions", 1}}}}};
+      char name[64];
+      std::snprintf(name, sizeof name, "202612%02zuT000000Z-%010zx.json", 1 + i % 28, i);
+      std::ofstream(path_ / testbed / name) << doc.dump();
+    }
+    std::ofstream(path_ / testbed / "answers" / "bisect.json") << "{}";  // not a run: left alone
+  }
+  ~store_dir() { fs::remove_all(path_); }
+  std::string path() const { return path_.string(); }
+
+ private:
+  fs::path path_;
+  static inline int count_ = 0;
+};
+
+}  // namespace
+
+TEST(History, ReadsAStoreAndItsSpread) {
+  std::mt19937_64 rng(5);
+  const store_dir store(lognormal(5.0, 30, 0.02, rng));
+  EXPECT_EQ(sb::history_testbeds(store.path()), std::vector<std::string>{"vm"});
+  const auto h = sb::load_history(store.path(), "vm");
+  EXPECT_EQ(h.runs, 30u);
+  const auto* r = h.find(gesv);
+  ASSERT_TRUE(r);
+  const auto s = r->per_run();
+  ASSERT_TRUE(s);
+  EXPECT_NEAR(std::sqrt(s->centre_var), 0.02, 0.008);
+  // 3 runs after a step against 30 before: t(0.995, ~10) * 2% * sqrt(1/3 + 1/30) ~ 3.8%.
+  EXPECT_NEAR(*r->detectable_step_pct(3, 0.99), 3.8, 1.5);
+  EXPECT_THROW(sb::load_history(store.path(), "elsewhere"), sb::load_error);
+  EXPECT_THROW(sb::history_testbeds(store.path() + "/nowhere"), sb::load_error);
+}
+
+TEST(History, IsRobustToTheStepsItHolds) {
+  std::vector<double> ms;
+  std::mt19937_64 rng(6);
+  for (double level : {5.0, 10.0, 5.0})
+    for (double t : lognormal(level, 10, 0.01, rng)) ms.push_back(t);
+  const store_dir store(ms);
+  const auto s = sb::load_history(store.path(), "vm").find(gesv)->per_run();
+  ASSERT_TRUE(s);
+  EXPECT_LT(std::sqrt(s->centre_var), 0.02);  // the two steps do not count as spread
+}
+
+TEST(History, DecidesOneRoundASideAndFloorsTightRounds) {
+  std::mt19937_64 rng(9);
+  const store_dir steady(lognormal(5.0, 30, 0.005, rng));
+  auto h = sb::load_history(steady.path(), "vm");
+  // One round a side: the history's spread decides.
+  auto c = sb::compare_runs(rounds({5.0}), rounds({5.02}), &h);
+  EXPECT_EQ(only(c).status, "same") << only(c).why;
+  EXPECT_NE(only(c).noise_from.find("history"), std::string::npos);
+  c = sb::compare_runs(rounds({5.0}), rounds({5.75}), &h);
+  EXPECT_EQ(only(c).status, "slower") << only(c).why;
+  EXPECT_NE(sb::comparison_text(c).find("history"), std::string::npos);
+  // Rounds steady to 0.1% in one process each, but runs on this testbed scatter by 5%: a 4%
+  // move is within what the history says a re-run sees.
+  const store_dir noisy(lognormal(5.0, 30, 0.05, rng));
+  h = sb::load_history(noisy.path(), "vm");
+  const std::vector<double> tight = {5.0, 5.005, 4.995, 5.0, 5.002};
+  std::vector<double> moved;
+  for (double t : tight) moved.push_back(1.04 * t);
+  EXPECT_EQ(only(sb::compare_runs(rounds(tight), rounds(moved), &h)).status, "undecided");
+  // A steady testbed's history gives the one process a side what it lacks: the 4% is called.
+  h = sb::load_history(steady.path(), "vm");
+  EXPECT_EQ(only(sb::compare_runs(rounds(tight), rounds(moved), &h)).status, "slower");
+}
+
+TEST(History, PicksTheTestbedOfTheRun) {
+  const store_dir store({5.0, 5.0, 5.0, 5.0, 5.0}, "dev-2core");
+  sb::run_summary run;
+  EXPECT_EQ(sb::testbed_for(store.path(), "", run), "dev-2core");  // its only testbed
+  EXPECT_EQ(sb::testbed_for(store.path(), "given", run), "given");
+  run.context["host_name"] = "dev 2core";  // a folder name as tools/track add makes it
+  fs::create_directories(fs::path(store.path()) / "other");
+  std::ofstream(fs::path(store.path()) / "other" / "20261201T000000Z-0000000000.json") << "{}";
+  EXPECT_THROW(sb::testbed_for(store.path(), "", run), sb::load_error);
+  run.context["host_name"] = "dev-2core";
+  EXPECT_EQ(sb::testbed_for(store.path(), "", run), "dev-2core");
+}
+
+TEST(Compare, FailedBeatsUndecidedAndTheFormsSayIt) {
+  sb::run_summary base = rounds({5.0});
+  sb::run_summary contender = rounds({5.0});
+  sb::add_failure(contender, sb::legacy_row_id("CPU/dgemm/n:512"), "boom", false);
+  sb::add_repetition(base, sb::legacy_row_id("CPU/dgemm/n:512"), 9.0, {}, {{"resid", 0.01}});
+  const auto c = sb::compare_runs(base, contender);
+  EXPECT_TRUE(c.undecided());
+  EXPECT_TRUE(c.failed());
+  EXPECT_EQ(c.exit_status(), 1);
+  const auto j = sb::comparison_json(c);
+  EXPECT_EQ(j.at("exit_status"), 1);
+  EXPECT_TRUE(j.at("rows").at(0).at("detectable_pct").is_null());
+  EXPECT_EQ(j.at("rows").at(0).at("status"), "undecided");
+  EXPECT_DOUBLE_EQ(j.at("confidence").get<double>(), sb::limits::gate_confidence);
+  EXPECT_NE(sb::comparison_markdown(c, {"a"}, {"b"}).find("**Undecided.**"), std::string::npos);
+  EXPECT_NE(sb::comparison_text(c).find("compare: FAILED"), std::string::npos);
+  EXPECT_NE(sb::comparison_text(sb::compare_runs(rounds({5.0}), rounds({5.0}))).find("compare: UNDECIDED"),
+            std::string::npos);
+}
