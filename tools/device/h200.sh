@@ -33,6 +33,8 @@
 #   gate       the pull-request gate on this build as both sides, GPU rows of 1.7-40 ms: each word
 #              of GATE_RUNS (default "aa aa planted") one .ci/bench-pr run, "planted" with
 #              GPU/dgesv/n:4096 made 10% slower on the head -> gate-outcomes.txt, gate-<k>-*/
+#   coverage   issue 30's A/A: COVERAGE_RUNS (10) processes of GPU rows at n = 1024..8192 with the
+#              defaults, COVERAGE_K3_RUNS (4) with --processes=3; tools/aa-coverage -> coverage.txt
 #   regress-aa plain tools/regress on separate processes of this build, GPU rows of 1.7-40 ms:
 #              REGRESS_RUNS (default 6) rounds of three runs, interleaved: A, A' and B (B with
 #              GPU/dgesv/n:4096 made 10% slower); judged A against A' and A against B, each pair
@@ -219,6 +221,23 @@ for mode in "$@"; do
         >>"$WORK/spread.txt" 2>&1
       grep -h -m3 -i "algo\|kernel" "$WORK"/spread/cublaslt-*.head >>"$WORK/spread.txt" 2>/dev/null
       cat "$WORK/spread.txt"
+      ;;
+    coverage)
+      # Issue 30's test as a new user would run it: COVERAGE_RUNS (10) separate processes of the
+      # GPU rows with the defaults, then 4 with --processes=3; tools/aa-coverage on each set.
+      mkdir -p "$WORK/coverage"
+      cflags=(--sizes=1024,4096,8192 --precisions=d --benchmark_filter='^GPU/d(gesv|posv|getrf|potrf|gemm)/' --progress=off)
+      for i in $(seq 1 "${COVERAGE_RUNS:-10}"); do
+        bench 40 "coverage-r$i" "coverage/r$i.json" "${cflags[@]}"
+      done
+      for i in $(seq 1 "${COVERAGE_K3_RUNS:-4}"); do
+        bench 90 "coverage-k3-$i" "coverage/k3-$i.json" "${cflags[@]}" --processes=3
+      done
+      cov() { ls "$WORK"/coverage/"$1"*.json 2>/dev/null | grep -v '\.\(audit\|verdict\)\.json$'; }
+      { echo "== aa-coverage, defaults"; python3 tools/aa-coverage --checks "$CHECKS" $(cov r);
+        echo "== aa-coverage, --processes=3"; python3 tools/aa-coverage --checks "$CHECKS" $(cov k3-); } \
+        >"$WORK/coverage.txt" 2>&1
+      cat "$WORK/coverage.txt"
       ;;
     gate)
       k=0
