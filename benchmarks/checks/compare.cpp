@@ -168,7 +168,7 @@ estimate unpaired(const row_record& b, const row_record& n, const side_spread& b
                " processes (the median of their differences, distribution-free)";
     } else {
       e.why_not = std::to_string(x.size()) + " against " + std::to_string(y.size()) +
-                  " processes cannot bound a change at " + format("%.3g", 100 * confidence) + "%";
+                  " processes cannot bound a change at " + format("%.4g", 100 * confidence) + "%";
     }
   }
   // Student t on the rounds where a side is one process (its rounds are all it has), and on the
@@ -191,7 +191,7 @@ estimate unpaired(const row_record& b, const row_record& n, const side_spread& b
                 ": nothing measured what a re-run would see (a run's own samples do not)";
   if (e.interval_pct && !std::isfinite(*e.interval_pct)) {
     e.interval_pct.reset();
-    e.why_not = "too few rounds to bound a change at " + format("%.3g", 100 * confidence) + "%";
+    e.why_not = "too few rounds to bound a change at " + format("%.4g", 100 * confidence) + "%";
   }
   return e;
 }
@@ -224,7 +224,7 @@ void judge(row_change& ch, const row_record& b, const row_record& n, const run_h
   }
   ch.threshold_pct = std::max(limits::gate_floor_pct, *e.interval_pct);
   const std::string interval =
-      "the " + format("%.3g", 100 * confidence) + "% interval ±" + pct(*e.interval_pct) + " from " + e.from;
+      "the " + format("%.4g", 100 * confidence) + "% interval ±" + pct(*e.interval_pct) + " from " + e.from;
   if (e.at_best) {
     ch.status = "undecided";
     ch.why = change + " against " + interval +

@@ -270,9 +270,10 @@ for mode in "$@"; do
           echo "a$i vs $other$i: exit $? | $(tail -1 "$WORK/regress-a$i-$other$i.txt" | cut -c1-160)" >>"$out"
         done
       done
+      runs() { printf '%s\n' "$@" | grep -v '\.\(audit\|verdict\)\.json$'; }  # runs, not their sidecars
       for other in c b; do
-        python3 tools/regress --checks "$CHECKS" --json "$WORK/regress-pooled-$other.json" "$WORK"/regress-a[0-9]*.json -- \
-          "$WORK"/regress-"$other"[0-9]*.json >"$WORK/regress-pooled-$other.txt" 2>&1
+        python3 tools/regress --checks "$CHECKS" --json "$WORK/regress-pooled-$other.json" $(runs "$WORK"/regress-a[0-9]*.json) -- \
+          $(runs "$WORK"/regress-"$other"[0-9]*.json) >"$WORK/regress-pooled-$other.txt" 2>&1
         echo "pooled a vs $other: exit $?" >>"$out"
         cat "$WORK/regress-pooled-$other.txt" >>"$out"
       done
