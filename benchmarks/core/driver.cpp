@@ -256,8 +256,7 @@ struct printers {
   std::unique_ptr<printer> progress;
   std::unique_ptr<bridge> reporter;
 };
-std::string open_printers(const program& p, session& run, const output_plan& plan, round_plan& rounds,
-                          printers& out) {
+std::string open_printers(const program& p, session& run, const output_plan& plan, round_plan& rounds, printers& out) {
   try {
     if (!p.root) {
       out.reporter = std::make_unique<bridge>(run, std::vector<printer*>{&rounds});
@@ -278,8 +277,7 @@ std::string open_printers(const program& p, session& run, const output_plan& pla
 
 // This process's rounds, one Google Benchmark run each, until a printer fails or a broken
 // backend defers rows to a fresh process (run).
-void run_rounds(session& run, const std::vector<row_key>& selected, round_plan& rounds, int process,
-                bridge& reporter) {
+void run_rounds(session& run, const std::vector<row_key>& selected, round_plan& rounds, int process, bridge& reporter) {
   const round_design& design = rounds.design();
   run.set_row_start_hook([&reporter](const std::string& row) { reporter.starts(row); });
   for (int round = 0; process >= 0 && round < design.rounds; ++round) {
@@ -431,8 +429,9 @@ int run_program(program& p, int argc, char** argv) {
                                 true, in.plan.temporary, run.continued());
     else if (next > process)
       continue_in_fresh_process(argc, argv, in.plan.live,
-                                "process " + std::to_string(process + 1) + " of " + std::to_string(p.common->processes) +
-                                    " done; process " + std::to_string(next + 1) + " starts",
+                                "process " + std::to_string(process + 1) + " of " +
+                                    std::to_string(p.common->processes) + " done; process " + std::to_string(next + 1) +
+                                    " starts",
                                 false, in.plan.temporary, run.continued());
   }
   // Otherwise the log stays locked until it is settled: a second run cannot truncate it

@@ -28,7 +28,7 @@ struct program {
   std::string name;   // "solve_bench"
   std::string about;  // the usage text's opening paragraph
   common_options* common = nullptr;
-  std::vector<flag> flags;  // every flag this binary accepts (its families' groups)
+  std::vector<flag> flags;                             // every flag this binary accepts (its families' groups)
   std::function<void(session&)> register_rows;         // the rows, into the run's session
   std::function<void(const session&)> add_context;     // keys beside the common ones
   std::function<std::vector<std::string>()> problems;  // after the run: more reasons to exit 1 (beside the backends')

@@ -214,8 +214,9 @@ continuation continuation_from_environment() {
   continuation c;
   const char* started = std::getenv(started_variable);
   c.continued = started != nullptr;
-  c.started_epoch_s = started ? std::strtod(started, nullptr)
-                              : std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  c.started_epoch_s = started
+                          ? std::strtod(started, nullptr)
+                          : std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   const char* temporary = std::getenv(temporary_variable);
   c.temporary_log = temporary && std::strcmp(temporary, "1") == 0;
   return c;

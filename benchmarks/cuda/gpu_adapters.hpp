@@ -220,8 +220,7 @@ class transfer_adapter {
     const auto nk = static_cast<std::size_t>(p.n) * static_cast<std::size_t>(p.nrhs);
     return (nn + 3 * nk) * sizeof(T) * 2;
   }
-  transfer_adapter(const problem& p, cuda::context& ctx, cusolver_api api, host_memory where)
-      : ctx_(ctx), p_(p) {
+  transfer_adapter(const problem& p, cuda::context& ctx, cusolver_api api, host_memory where) : ctx_(ctx), p_(p) {
     const auto nn = static_cast<std::size_t>(p.n) * static_cast<std::size_t>(p.n);
     const auto nk = static_cast<std::size_t>(p.n) * static_cast<std::size_t>(p.nrhs);
     cuda::require_device_memory(device_bytes(p, ctx, api));
@@ -380,8 +379,7 @@ class irs_adapter : public event_timer {
 template <class T>
 class batch_buffers : public event_timer {
  public:
-  batch_buffers(const problem& p, cuda::context& ctx, std::size_t solver_device_bytes)
-      : event_timer(ctx), p_(p) {
+  batch_buffers(const problem& p, cuda::context& ctx, std::size_t solver_device_bytes) : event_timer(ctx), p_(p) {
     const auto nn = static_cast<std::size_t>(p.n * p.n), un = static_cast<std::size_t>(p.n),
                total = static_cast<std::size_t>(p.count);
     cuda::require_device_memory(2 * (nn + un) * total * sizeof(T) + (un + 3) * total * sizeof(std::int64_t) +

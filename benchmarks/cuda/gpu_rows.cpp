@@ -95,10 +95,11 @@ std::optional<std::int64_t> largest_mixed_n(session& run, cuda::context& ctx, co
   if (n) {
     cuda::irs_options irs;
     const auto known = cuda::irs_largest_n(irs);
-    run.add_largest_note("GPU mixed precision (every factorization, and dgesv beside them) at n = " + std::to_string(*n) +
-                      (known ? ": cuSOLVER " + cuda::cusolver_version_text() +
-                                   "'s IRS limit is n = " + std::to_string(*known) + " (measured), and memory"
-                             : ": memory (no IRS limit is known for cuSOLVER " + cuda::cusolver_version_text() + ")"));
+    run.add_largest_note(
+        "GPU mixed precision (every factorization, and dgesv beside them) at n = " + std::to_string(*n) +
+        (known ? ": cuSOLVER " + cuda::cusolver_version_text() + "'s IRS limit is n = " + std::to_string(*known) +
+                     " (measured), and memory"
+               : ": memory (no IRS limit is known for cuSOLVER " + cuda::cusolver_version_text() + ")"));
   }
   return n;
 }
@@ -145,18 +146,17 @@ registration register_rows(session& run, const common_options& opt, const gpu_op
   if (opt.sizes_max)
     space.largest = [&](const backend_desc& b, const operation& op, char letter) {
       std::optional<std::int64_t> n;
-      for_each_precision(std::vector<std::string>{std::string(1, letter)},
-                         [&](auto tag) {
-                           n = largest_gpu_n<typename decltype(tag)::type>(run, hooks->context(), b, op, opt, gpu.api);
-                         });
+      for_each_precision(std::vector<std::string>{std::string(1, letter)}, [&](auto tag) {
+        n = largest_gpu_n<typename decltype(tag)::type>(run, hooks->context(), b, op, opt, gpu.api);
+      });
       return n;
     };
   const auto ctx = std::ref(hooks->context());
   register_sweep(
       run, space,
       declare<bind<timed::halves, lu_rows, &ops::gesv, &ops::getrf, &ops::getrs>,
-              bind<timed::halves, cholesky_rows, &ops::posv, &ops::potrf, &ops::potrs>>(gpu_resident, hooks,
-                                                                                        {}, ctx, gpu.api),
+              bind<timed::halves, cholesky_rows, &ops::posv, &ops::potrf, &ops::potrs>>(gpu_resident, hooks, {}, ctx,
+                                                                                        gpu.api),
       declare<bind<timed::multiply, gemm_adapter, &ops::gemm>>(gpu_resident, hooks, {}, ctx),
       declare<bind<timed::halves, lu_transfer, &ops::gesv>, bind<timed::halves, cholesky_transfer, &ops::posv>>(
           gpu_pinned, hooks, {}, ctx, gpu.api, host_memory::pinned),
@@ -172,7 +172,8 @@ registration register_rows(session& run, const common_options& opt, const gpu_op
     for (auto n : mixed_sizes)
       for (const auto& [axis, matrix] : mixed_matrices(mixed)) {
         row_id base = make_row_id<double>(gpu_resident, ops::gesv, n, 1);
-        add<lu_rows<double>, timed::halves>(run, *hooks, add_axis(base, axis, matrix), ops::gesv, std::nullopt, opt.seed, gpu.api);
+        add<lu_rows<double>, timed::halves>(run, *hooks, add_axis(base, axis, matrix), ops::gesv, std::nullopt,
+                                            opt.seed, gpu.api);
         for (auto p : mixed_factors) {
           const auto mixed_row = [&] {
             row_id id = make_row_id<double>(gpu_mixed, ops::gesv, n, 1);
@@ -189,15 +190,16 @@ registration register_rows(session& run, const common_options& opt, const gpu_op
               simple.lowest = p;
               simple.api = api;
               row_id id = mixed_row();
-              add<irs_adapter, timed::driver>(run, *hooks, add_axis(id, "api", "simple"), ops::gesv, std::nullopt, opt.seed, simple);
+              add<irs_adapter, timed::driver>(run, *hooks, add_axis(id, "api", "simple"), ops::gesv, std::nullopt,
+                                              opt.seed, simple);
               continue;
             }
             for (auto r : mixed.refine) {
               irs.solver = r;
               irs.tolerance = 0;
               row_id id = mixed_row();
-              add<irs_adapter, timed::driver>(run, *hooks, add_axis(id, "refine", to_string(r)), ops::gesv, std::nullopt, opt.seed,
-                                              irs);
+              add<irs_adapter, timed::driver>(run, *hooks, add_axis(id, "refine", to_string(r)), ops::gesv,
+                                              std::nullopt, opt.seed, irs);
               for (double tol : mixed.tolerances) {
                 irs.tolerance = tol;
                 char text[32];
@@ -223,18 +225,19 @@ registration register_rows(session& run, const common_options& opt, const gpu_op
         for (auto n : batched.n)
           for (auto count : batched.count)
             add<batched_adapter<T, cuda::batched_lu<T>>, timed::halves>(
-                run, *hooks,                 batch_row(gpu_batched, ops::gesv_batched, n, count), ops::gesv_batched, std::nullopt, opt.seed);
+                run, *hooks, batch_row(gpu_batched, ops::gesv_batched, n, count), ops::gesv_batched, std::nullopt,
+                opt.seed);
         for (auto n : batched.n)
           for (auto count : batched.count)
             add<batched_adapter<T, cuda::batched_cholesky<T>>, timed::halves>(
-                run, *hooks,                 batch_row(gpu_batched_cholesky, ops::posv_batched, n, count), ops::posv_batched, std::nullopt,
-                opt.seed);
+                run, *hooks, batch_row(gpu_batched_cholesky, ops::posv_batched, n, count), ops::posv_batched,
+                std::nullopt, opt.seed);
         if (solvebench::precision<T>::letter == 'd')  // the naive loop, to show why batching matters
           for (auto n : batched.n)
             for (auto count : batched.count)
               if (naive_loop_size(n))
-                add<loop_adapter<T>, timed::driver>(run, *hooks, batch_row(gpu_loop, ops::gesv_batched, n, count), ops::gesv_batched,
-                                                    std::nullopt, opt.seed);
+                add<loop_adapter<T>, timed::driver>(run, *hooks, batch_row(gpu_loop, ops::gesv_batched, n, count),
+                                                    ops::gesv_batched, std::nullopt, opt.seed);
       },
       real_precisions{});  // batched solvers: s and d
   out.registered = true;
