@@ -23,7 +23,12 @@ cuda::context& backend::context() {
 
 void backend::before(const std::string& row) {
   watched_.clear();
-  if (!built_.insert(row).second && settled_free_bytes(free_at_start_)) watched_ = row;
+  std::uint64_t free = 0;  // read before every build, watched or not, as the adapters' watch did
+  const bool read = settled_free_bytes(free);
+  if (!built_.insert(row).second && read) {
+    watched_ = row;
+    free_at_start_ = free;
+  }
   inject_fault_if_requested(row);
 }
 
