@@ -6,6 +6,7 @@
 #include "core/driver.hpp"
 #include "core/escaped.hpp"
 #include "core/row.hpp"
+#include "core/session.hpp"
 #include "cpu/cpu_rows.hpp"
 #include "cuda/gpu_rows.hpp"
 #include "mgpu/mgpu_rows.hpp"
@@ -34,34 +35,25 @@ int main(int argc, char** argv) {
                                         "; batched rows: --batch_n, mixed-precision rows: their own defaults"),
         bench::gpu_flags(gpu), bench::mixed_flags(mixed), bench::batched_flags(batched), bench::mgpu_flags(mgpu)})
     p.flags.insert(p.flags.end(), group.begin(), group.end());
-  p.register_rows = [&] {
-    bench::cpu::register_rows(common, mixed, batched);
-    gpu_rows = bench::gpu::register_rows(common, gpu, mixed, batched);
+  p.register_rows = [&](bench::session& run) {
+    bench::cpu::register_rows(run, common, mixed, batched);
+    gpu_rows = bench::gpu::register_rows(run, common, gpu, mixed, batched);
     if (!gpu_rows.registered) std::cerr << "solve_bench: GPU rows not registered: " << gpu_rows.reason << "\n";
-    mgpu_rows = bench::mgpu::register_rows(common, mgpu);
+    mgpu_rows = bench::mgpu::register_rows(run, common, mgpu);
     for (const auto& note : mgpu_rows.notes) std::cerr << "solve_bench: " << note << "\n";
-    for (const auto& note : bench::largest_notes()) std::cerr << "solve_bench: --sizes=max: " << note << "\n";
+    for (const auto& note : run.largest_notes()) std::cerr << "solve_bench: --sizes=max: " << note << "\n";
   };
-  p.add_context = [&] {
+  p.add_context = [&](const bench::session& run) {
     benchmark::AddCustomContext("cpu_sizes", common.sizes_max ? "max" : bench::join(common.sizes_or_default()));
     if (common.sizes_max) {
       std::string notes;
-      for (const auto& note : bench::largest_notes()) notes += (notes.empty() ? "" : "; ") + note;
+      for (const auto& note : run.largest_notes()) notes += (notes.empty() ? "" : "; ") + note;
       benchmark::AddCustomContext("max_sizes", notes);
     }
     benchmark::AddCustomContext("gpu_rows", gpu_rows.registered ? "registered" : "absent: " + gpu_rows.reason);
     if (gpu_rows.registered) benchmark::AddCustomContext("gpu_sizes", bench::join(gpu_rows.sizes));
     for (const auto& [key, value] : gpu_rows.context) benchmark::AddCustomContext(key, value);
     for (const auto& [key, value] : mgpu_rows.context) benchmark::AddCustomContext(key, value);
-  };
-  p.release = [] {
-    bench::mgpu::release();
-    bench::gpu::release();
-  };
-  p.problems = [] {
-    std::vector<std::string> out;
-    for (const auto& leak : bench::gpu::leaks()) out.push_back("device memory leak: " + leak);
-    return out;
   };
   return bench::run_guarded(p.name, [&] { return bench::run_program(p, argc, argv); });
 }

@@ -15,10 +15,10 @@
 #include "checks/text.hpp"
 #include "core/environment.hpp"
 #include "core/gb_flags.hpp"
-#include "core/harness.hpp"
 #include "core/outputs.hpp"
 #include "core/printers.hpp"
 #include "core/rounds.hpp"
+#include "core/session.hpp"
 #include "solvebench/config.hpp"
 #include "solvebench/cpu_facts.hpp"
 #include "solvebench/cpu_load.hpp"
@@ -54,15 +54,6 @@ std::string usage(const program& p) {
          p.name + " --sizes=1024 --benchmark_filter='gesv'   dense solves at n = 1024\n\n" + exit_status_help();
 }
 
-// The registered rows the filter selects, in registration order (Google Benchmark is given
-// these, one round at a time, and spec "." so that it selects exactly them).
-std::vector<std::string> select_rows(const std::vector<std::string>& names, const std::string& filter) {
-  std::vector<std::string> out;
-  for (const auto& name : names)
-    if (matches_filter(filter, name + "/manual_time")) out.push_back(name);
-  return out;
-}
-
 // --benchmark_repetitions=N is --rounds=N; --processes needs a binary that may re-execute itself.
 void settle_rounds(const program& p, const gb_settings& gb) {
   common_options& o = *p.common;
@@ -93,21 +84,6 @@ std::vector<json> log_lines(const std::string& text) {
   return out;
 }
 
-// The registered order first (the table reads as the sweep was declared), then rows only the
-// log has.
-void in_registered_order(run_summary& run) {
-  std::map<std::string, std::size_t> rank;
-  for (const auto& name : registered_names()) rank.emplace(name, rank.size());
-  std::stable_sort(run.rows.begin(), run.rows.end(), [&](const row_record& a, const row_record& b) {
-    const auto ia = rank.find(a.name), ib = rank.find(b.name);
-    return (ia == rank.end() ? rank.size() : ia->second) < (ib == rank.end() ? rank.size() : ib->second);
-  });
-}
-
-// Reporter for the ranks other than the root: they run every row (they must, for the
-// collectives) but print nothing; the bridge still takes each row's samples.
-std::unique_ptr<bridge> silent_bridge(printer* plan) { return std::make_unique<bridge>(std::vector<printer*>{plan}); }
-
 }  // namespace
 
 std::string exit_status_help() {
@@ -118,7 +94,7 @@ std::string exit_status_help() {
          "they were.\n";
 }
 
-void add_common_context(const common_options& opt) {
+void add_common_context(const common_options& opt, const sampling& s) {
   const auto blas = lapack::blas_runtime_info();
   benchmark::AddCustomContext("solve_bench_version", SOLVE_BENCH_VERSION);
   benchmark::AddCustomContext("solve_bench_commit", SOLVE_BENCH_COMMIT);
@@ -136,7 +112,6 @@ void add_common_context(const common_options& opt) {
   benchmark::AddCustomContext("seed", std::to_string(opt.seed));
   benchmark::AddCustomContext("matrix_kind_lu", opt.kind ? to_string(*opt.kind) : "uniform");
   benchmark::AddCustomContext("matrix_kind_cholesky", opt.kind ? to_string(*opt.kind) : "spd");
-  const sampling& s = sampling_policy();
   benchmark::AddCustomContext(
       "sampling",
       "each row in " + std::to_string(opt.rounds) + " rounds per process, " + std::to_string(opt.processes) +
@@ -175,35 +150,42 @@ std::string why_blas_kernels_cannot_run() {
          ", on a CPU with " + cpu_isa + ": the first call would die of an illegal instruction";
 }
 
-int run_program(program& p, int argc, char** argv) {
-  for (int i = 1; i < argc; ++i)
-    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
-      if (p.root) std::cout << usage(p);
-      return exit_code::ok;
-    }
+namespace {
 
+// What the command line says (parse): Google Benchmark's settings and arguments (kept alive:
+// Google Benchmark reads them), where the outputs go, or the problem that refuses the run.
+struct invocation {
   gb_settings gb;
   std::vector<std::string> gb_args;
-  std::string problem;
-  try {
-    gb_args = take_gb_flags(argc, argv, gb, gb_1_8);
-  } catch (const usage_error& e) {
-    problem = e.what();
-    gb_args = {argv[0]};
-  }
-  sampling_policy() = gb.timing;
-  const auto fixed = flags_for_gb(gb_1_8);
-  gb_args.insert(gb_args.begin() + 1, fixed.begin(), fixed.end());
   std::vector<char*> args;
-  for (auto& s : gb_args) args.push_back(s.data());
-  int args_count = static_cast<int>(args.size());
-  args.push_back(nullptr);
-  benchmark::Initialize(&args_count, args.data());
-
   output_plan plan;
+  std::string problem;
+};
+
+bool asks_for_help(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) return true;
+  return false;
+}
+
+// Google Benchmark's flags, then ours; every rank agrees on the first problem.
+void parse(program& p, int argc, char** argv, session& run, invocation& in) {
   try {
-    if (problem.empty()) parse_flags(p.flags, args_count, args.data(), *p.common, environ);
-    if (problem.empty()) {
+    in.gb_args = take_gb_flags(argc, argv, in.gb, gb_1_8);
+  } catch (const usage_error& e) {
+    in.problem = e.what();
+    in.gb_args = {argv[0]};
+  }
+  run.policy() = in.gb.timing;
+  const auto fixed = flags_for_gb(gb_1_8);
+  in.gb_args.insert(in.gb_args.begin() + 1, fixed.begin(), fixed.end());
+  for (auto& s : in.gb_args) in.args.push_back(s.data());
+  int args_count = static_cast<int>(in.args.size());
+  in.args.push_back(nullptr);
+  benchmark::Initialize(&args_count, in.args.data());
+  try {
+    if (in.problem.empty()) parse_flags(p.flags, args_count, in.args.data(), *p.common, environ);
+    if (in.problem.empty()) {
       std::string filter = benchmark::GetBenchmarkFilter();
       if (!filter.empty() && filter[0] == '-') filter.erase(0, 1);
       try {
@@ -212,167 +194,151 @@ int run_program(program& p, int argc, char** argv) {
         throw usage_error("--benchmark_filter: '" + benchmark::GetBenchmarkFilter() + "' is not a regular expression");
       }
     }
-    if (problem.empty() && p.check_gb_flags) p.check_gb_flags(gb_args);
-    if (problem.empty()) settle_rounds(p, gb);
-    if (problem.empty()) problem = why_blas_kernels_cannot_run();
-    if (problem.empty() && p.root && !gb.list_tests)
-      plan = plan_outputs(*p.common, gb, p.name, continued_with_temporary_log());
+    if (in.problem.empty() && p.check_gb_flags) p.check_gb_flags(in.gb_args);
+    if (in.problem.empty()) settle_rounds(p, in.gb);
+    if (in.problem.empty()) in.problem = why_blas_kernels_cannot_run();
+    if (in.problem.empty() && p.root && !in.gb.list_tests)
+      in.plan = plan_outputs(*p.common, in.gb, p.name, run.continued().temporary_log);
   } catch (const usage_error& e) {
-    problem = e.what();
+    in.problem = e.what();
   }
-  problem = p.agree(problem);
-  if (!problem.empty()) {
-    if (p.root) std::cerr << p.name << ": " << problem << " (see " << p.name << " --help)\n";
-    return exit_code::usage;
-  }
+  in.problem = p.agree(in.problem);
+  if (!in.problem.empty() && p.root) std::cerr << p.name << ": " << in.problem << " (see " << p.name << " --help)\n";
+}
 
-  // --resume (and every process a run re-executes): the rounds the log holds. Every rank learns
-  // the root's log, so that all of them run the same rounds.
-  std::string log_text;
+// --resume (and every process a run re-executes): the rows log's documents. Every rank learns
+// the root's log, so that all of them run the same rounds. False: refused (said).
+bool read_resumed(program& p, const output_plan& plan, std::vector<json>& lines) {
+  std::string text, problem;
   try {
-    if (plan.appending) log_text = rows_log_for_resume(plan.live);
+    if (plan.appending) text = rows_log_for_resume(plan.live);
   } catch (const std::exception& e) {
     problem = e.what();
   }
   problem = p.agree(problem);
   if (!problem.empty()) {
     if (p.root) std::cerr << p.name << ": " << problem << "\n";
-    return exit_code::usage;
+    return false;
   }
-  log_text = p.from_root(log_text);
+  lines = log_lines(p.from_root(text));
+  return true;
+}
 
-  p.register_rows();
-  add_common_context(*p.common);
-  if (p.add_context) p.add_context();
-  const std::vector<std::string> selected = select_rows(registered_names(), benchmark::GetBenchmarkFilter());
-
-  if (gb.list_tests) {
-    register_with_gbench(selected);
-    if (p.root && !selected.empty()) benchmark::RunSpecifiedBenchmarks(".");
-    benchmark::Shutdown();
-    return exit_code::ok;
-  }
-
+round_design design_of(const program& p, const sampling& policy) {
   round_design design;
   design.rounds = p.common->rounds;
   design.processes = p.common->processes;
   design.seed = p.common->seed;
-  design.round_budget = sampling_policy().round_budget;
+  design.round_budget = policy.round_budget;
   design.budget_on_wall = !p.ranks_in_step;
-  design.min_time = sampling_policy().min_time;
-  round_plan rounds(selected, design);
-  for (const auto& line : log_lines(log_text)) rounds.take(line);
-  if (continued_run()) quiet_probe_notes();
-  const int process = rounds.process_to_run();
+  design.min_time = policy.min_time;
+  return design;
+}
 
+// The selected rows' round plan, fed what the resumed log holds (plan).
+std::unique_ptr<round_plan> plan_rounds(const program& p, const session& run, const std::vector<row_key>& selected,
+                                        const std::vector<json>& resumed) {
+  std::vector<std::string> names;
+  std::vector<row_id> ids;
+  for (const row_key k : selected) {
+    names.push_back(run.name(k));
+    ids.push_back(run.id(k));
+  }
+  auto rounds = std::make_unique<round_plan>(std::move(names), design_of(p, run.policy()), ids);
+  for (const auto& line : resumed) rounds->take(line);
+  return rounds;
+}
+
+// The printers of this process: on the root the rows log, the round plan and the progress;
+// elsewhere only the round plan (the ranks run every row, for the collectives, and print nothing).
+struct printers {
   std::unique_ptr<rows_log> log;
   std::unique_ptr<printer> progress;
   std::unique_ptr<bridge> reporter;
+};
+std::string open_printers(const program& p, session& run, const output_plan& plan, round_plan& rounds, printers& out) {
   try {
-    if (p.root) {
-      log = std::make_unique<rows_log>(plan.live, plan.appending);
-      progress_options o;
-      o.mode = p.common->progress;
-      o.started_epoch_s = run_started_epoch_s();
-      progress = make_progress(
-          o, [&rounds] { return rounds.count(); },
-          [&rounds](const std::string& row) { return rounds.expected_s(row); });
-      reporter = std::make_unique<bridge>(std::vector<printer*>{log.get(), &rounds, progress.get()});
-    } else {
-      reporter = silent_bridge(&rounds);
+    if (!p.root) {
+      out.reporter = std::make_unique<bridge>(run, std::vector<printer*>{&rounds});
+      return "";
     }
+    out.log = std::make_unique<rows_log>(plan.live, plan.appending);
+    progress_options o;
+    o.mode = p.common->progress;
+    o.started_epoch_s = run.continued().started_epoch_s;
+    out.progress = make_progress(
+        o, [&rounds] { return rounds.count(); }, [&rounds](const std::string& row) { return rounds.expected_s(row); });
+    out.reporter = std::make_unique<bridge>(run, std::vector<printer*>{out.log.get(), &rounds, out.progress.get()});
   } catch (const std::exception& e) {
-    problem = e.what();
+    return e.what();
   }
-  problem = p.agree(problem);
-  if (!problem.empty()) {
-    if (p.root) std::cerr << p.name << ": " << problem << "\n";
-    return exit_code::usage;
-  }
-  set_row_start_hook([&reporter](const std::string& row) { reporter->starts(row); });
+  return "";
+}
+
+// This process's rounds, one Google Benchmark run each, until a printer fails or a broken
+// backend defers rows to a fresh process (run).
+void run_rounds(session& run, const std::vector<row_key>& selected, round_plan& rounds, int process, bridge& reporter) {
+  const round_design& design = rounds.design();
+  run.set_row_start_hook([&reporter](const std::string& row) { reporter.starts(row); });
   for (int round = 0; process >= 0 && round < design.rounds; ++round) {
-    const std::vector<std::string> now = rounds.rows_for(process, round);
+    std::vector<row_key> now;
+    for (const std::size_t i : rounds.places_for(process, round)) now.push_back(selected[i]);
     if (now.empty()) continue;
-    set_round({process, round, design.rounds, design.processes});
-    register_with_gbench(now);
-    benchmark::RunSpecifiedBenchmarks(reporter.get(), ".");
-    if (!output_failure().empty() || !deferred_rows().empty()) break;  // deferred: a fresh process goes on
+    run.set_round({process, round, design.rounds, design.processes});
+    run.register_with_gbench(now);
+    benchmark::RunSpecifiedBenchmarks(&reporter, ".");
+    if (!run.output_failure().empty() || run.deferred_count() > 0) break;  // deferred: a fresh process goes on
   }
-  reporter->finish_run();
-  set_row_start_hook(nullptr);
+  reporter.finish_run();
+  run.set_row_start_hook(nullptr);
   benchmark::ClearRegisteredBenchmarks();
-  release_fixtures();
-  if (p.release) p.release();
-  benchmark::Shutdown();
-  if (!p.root) return failed_rows().empty() ? exit_code::ok : exit_code::row_failed;
+}
 
-  std::vector<std::string> problems = p.problems ? p.problems() : std::vector<std::string>{};
-  const std::size_t written = log->written();
-  if (!output_failure().empty()) {
-    std::cerr << p.name << ": " << output_failure() << "; earlier results are left as they were\n";
-    return exit_code::row_failed;
-  }
-  if (p.can_reexec && written > 0 && problems.empty()) {
-    const int next = rounds.process_to_run();
-    log.reset();  // closed (and unlocked) before the fresh process appends to it
-    if (!deferred_rows().empty())
-      continue_in_fresh_process(argc, argv, plan.live,
-                                std::to_string(deferred_rows().size()) +
-                                    " row(s) could not run in this process (the GPU context is broken); running them "
-                                    "in a fresh one",
-                                true, plan.temporary);
-    else if (next > process)
-      continue_in_fresh_process(argc, argv, plan.live,
-                                "process " + std::to_string(process + 1) + " of " + std::to_string(design.processes) +
-                                    " done; process " + std::to_string(next + 1) + " starts",
-                                false, plan.temporary);
-  }
-  // Otherwise the log stays locked until it is settled: a second run cannot truncate it
-  // between the last row and the files written from it.
+// The registered order first (the table reads as the sweep was declared), then rows only the
+// log has.
+void in_registered_order(const session& rows, run_summary& run) {
+  const auto rank = [&](const row_record& r) { return rows.find(r.id).value_or(rows.size()); };
+  std::stable_sort(run.rows.begin(), run.rows.end(),
+                   [&](const row_record& a, const row_record& b) { return rank(a) < rank(b); });
+}
 
-  run_summary run;
-  try {
-    // No row written nor resumed (no row matched): the log holds not even a context.
-    if (written > 0 || plan.appending) run = read_rows_log(plan.live);
-  } catch (const std::exception& e) {
-    std::cerr << p.name << ": " << e.what() << "\n";
-    return exit_code::row_failed;
-  }
-  const bool measured = std::any_of(run.rows.begin(), run.rows.end(), [](const row_record& r) { return !r.skipped; });
-  if (!measured) {
-    if (!plan.appending) std::remove(plan.live.c_str());
-    std::cerr << p.name << ": nothing was measured ("
-              << (run.rows.empty() ? "no row matched the filter" : "every row was refused: see above")
-              << "); earlier results are left as they were\n";
-    for (const auto& r : run.rows)
-      if (r.skipped) std::cerr << "  skipped " << r.name << ": " << r.error << "\n";
-    return exit_code::nothing_measured;
-  }
-  in_registered_order(run);
+// The run's verdict on itself, from the rows log as the checks read it (judge).
+struct judged {
+  audit_report audit;
+  run_verdict verdict;
+};
+judged judge(const run_summary& run) {
+  judged out{run_audit(run), {}};
+  out.verdict = make_verdict(run, out.audit.findings);
+  return out;
+}
 
-  const audit_report audit = run_audit(run);
-  const run_verdict verdict = make_verdict(run, audit.findings);
-  const bool json_display = gb.display_format == "json";
+// The table (or the JSON) on stdout, the audit and the verdict, the files written whole, the
+// rows' failures said again, and the exit status (write).
+int write(const program& p, const invocation& in, const run_summary& run, const judged& j,
+          std::vector<std::string> problems) {
+  const output_plan& plan = in.plan;
+  const bool json_display = in.gb.display_format == "json";
   std::ostream& out = json_display ? std::cerr : std::cout;
   const auto files = check_files_for(plan.base);
   display_options shown;
-  shown.color = gb.color == "true" || (gb.color == "auto" && isatty(STDOUT_FILENO));
-  shown.rounds = design.rounds;
-  shown.processes = design.processes;
+  shown.color = in.gb.color == "true" || (in.gb.color == "auto" && isatty(STDOUT_FILENO));
+  shown.rounds = p.common->rounds;
+  shown.processes = p.common->processes;
   for (const auto& r : run.rows)
     shown.name_width = std::max(shown.name_width, std::min<std::size_t>(r.name.size(), 60));
   try {
-    if (json_display) std::cout << results_text(plan, gb, run, "json") << std::flush;
+    if (json_display) std::cout << results_text(plan, in.gb, run, "json") << std::flush;
     else std::cout << render_table(run, shown) << std::flush;
   } catch (const std::exception& e) {
     problems.push_back(e.what());
   }
   out << "\n"
-      << audit_console(audit, plan.base.empty() ? "" : files.audit) << "\n"
-      << verdict_console(verdict) << std::flush;
+      << audit_console(j.audit, plan.base.empty() ? "" : files.audit) << "\n"
+      << verdict_console(j.verdict) << std::flush;
   try {
-    write_results(plan, gb, run);
-    if (!plan.base.empty()) write_check_files(plan.base, audit, verdict);
+    write_results(plan, in.gb, run);
+    if (!plan.base.empty()) write_check_files(plan.base, j.audit, j.verdict);
     settle_rows_log(plan);
   } catch (const std::exception& e) {
     problems.push_back(e.what());
@@ -394,6 +360,94 @@ int run_program(program& p, int argc, char** argv) {
       if (!r.error.empty() && !r.skipped) std::cerr << "  " << r.name << ": " << r.error << "\n";
   }
   return failed > 0 || !problems.empty() ? exit_code::row_failed : exit_code::ok;
+}
+
+// A run that measured nothing leaves earlier results as they were and says why (exit 4).
+bool measured_something(const program& p, const output_plan& plan, const run_summary& run) {
+  if (std::any_of(run.rows.begin(), run.rows.end(), [](const row_record& r) { return !r.skipped; })) return true;
+  if (!plan.appending) std::remove(plan.live.c_str());
+  std::cerr << p.name << ": nothing was measured ("
+            << (run.rows.empty() ? "no row matched the filter" : "every row was refused: see above")
+            << "); earlier results are left as they were\n";
+  for (const auto& r : run.rows)
+    if (r.skipped) std::cerr << "  skipped " << r.name << ": " << r.error << "\n";
+  return false;
+}
+
+}  // namespace
+
+int run_program(program& p, int argc, char** argv) {
+  if (asks_for_help(argc, argv)) {
+    if (p.root) std::cout << usage(p);
+    return exit_code::ok;
+  }
+  session run;
+  invocation in;
+  parse(p, argc, argv, run, in);
+  std::vector<json> resumed;
+  if (!in.problem.empty() || !read_resumed(p, in.plan, resumed)) return exit_code::usage;
+
+  p.register_rows(run);
+  add_common_context(*p.common, run.policy());
+  if (p.add_context) p.add_context(run);
+  const std::vector<row_key> selected = run.select(benchmark::GetBenchmarkFilter());
+  if (in.gb.list_tests) {
+    run.register_with_gbench(selected);
+    if (p.root && !selected.empty()) benchmark::RunSpecifiedBenchmarks(".");
+    benchmark::Shutdown();
+    return exit_code::ok;
+  }
+  const auto rounds = plan_rounds(p, run, selected, resumed);
+  const int process = rounds->process_to_run();
+  printers out;
+  if (const std::string problem = p.agree(open_printers(p, run, in.plan, *rounds, out)); !problem.empty()) {
+    if (p.root) std::cerr << p.name << ": " << problem << "\n";
+    return exit_code::usage;
+  }
+
+  run_rounds(run, selected, *rounds, process, *out.reporter);
+  std::vector<std::string> problems = run.problems();
+  run.release();
+  if (p.release) p.release();
+  benchmark::Shutdown();
+  if (!p.root) return run.failed_rows().empty() ? exit_code::ok : exit_code::row_failed;
+  if (p.problems)
+    for (auto& m : p.problems()) problems.push_back(std::move(m));
+  const std::size_t written = out.log->written();
+  if (!run.output_failure().empty()) {
+    std::cerr << p.name << ": " << run.output_failure() << "; earlier results are left as they were\n";
+    return exit_code::row_failed;
+  }
+  if (p.can_reexec && written > 0 && problems.empty()) {
+    const int next = rounds->process_to_run();
+    out.log.reset();  // closed (and unlocked) before the fresh process appends to it
+    if (run.deferred_count() > 0)
+      continue_in_fresh_process(argc, argv, in.plan.live,
+                                std::to_string(run.deferred_count()) +
+                                    " row(s) could not run in this process (the GPU context is broken); running them "
+                                    "in a fresh one",
+                                true, in.plan.temporary, run.continued());
+    else if (next > process)
+      continue_in_fresh_process(argc, argv, in.plan.live,
+                                "process " + std::to_string(process + 1) + " of " +
+                                    std::to_string(p.common->processes) + " done; process " + std::to_string(next + 1) +
+                                    " starts",
+                                false, in.plan.temporary, run.continued());
+  }
+  // Otherwise the log stays locked until it is settled: a second run cannot truncate it
+  // between the last row and the files written from it.
+
+  run_summary summary;
+  try {
+    // No row written nor resumed (no row matched): the log holds not even a context.
+    if (written > 0 || in.plan.appending) summary = read_rows_log(in.plan.live);
+  } catch (const std::exception& e) {
+    std::cerr << p.name << ": " << e.what() << "\n";
+    return exit_code::row_failed;
+  }
+  if (!measured_something(p, in.plan, summary)) return exit_code::nothing_measured;
+  in_registered_order(run, summary);
+  return write(p, in, summary, judge(summary), std::move(problems));
 }
 
 }  // namespace solvebench::bench

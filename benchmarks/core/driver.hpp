@@ -7,9 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "core/harness.hpp"
 #include "core/options.hpp"
 
 namespace solvebench::bench {
+
+class session;
 
 // Exit statuses, the same for both binaries (and in --help).
 namespace exit_code {
@@ -25,11 +28,11 @@ struct program {
   std::string name;   // "solve_bench"
   std::string about;  // the usage text's opening paragraph
   common_options* common = nullptr;
-  std::vector<flag> flags;  // every flag this binary accepts (its families' groups)
-  std::function<void()> register_rows;
-  std::function<void()> add_context;                   // keys beside the common ones
-  std::function<std::vector<std::string>()> problems;  // after the run: more reasons to exit 1 (e.g. leaks)
-  std::function<void()> release;                       // after the run, before Google Benchmark shuts down
+  std::vector<flag> flags;                             // every flag this binary accepts (its families' groups)
+  std::function<void(session&)> register_rows;         // the rows, into the run's session
+  std::function<void(const session&)> add_context;     // keys beside the common ones
+  std::function<std::vector<std::string>()> problems;  // after the run: more reasons to exit 1 (beside the backends')
+  std::function<void()> release;  // after the run and the session's release, before Google Benchmark shuts down
   // Whether a row that could not run in this process (the GPU's context broken by an earlier
   // row) may be run by a fresh one: the binary re-executes itself with --resume.
   bool can_reexec = true;
@@ -47,7 +50,7 @@ int run_program(program& p, int argc, char** argv);
 
 // The run context every binary records: versions, the BLAS/LAPACK really loaded, seed, kinds,
 // the machine's ceilings and load.
-void add_common_context(const common_options& opt);
+void add_common_context(const common_options& opt, const sampling& policy);
 // Non-empty when the BLAS is told to use kernels this CPU cannot execute (SIGILL at the first
 // call): the run is refused with that sentence instead.
 std::string why_blas_kernels_cannot_run();

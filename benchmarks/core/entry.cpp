@@ -2,8 +2,8 @@
 #include <cmath>
 #include <sstream>
 
-#include "core/harness.hpp"
 #include "core/printers.hpp"
+#include "core/session.hpp"
 
 namespace solvebench::bench {
 namespace {
@@ -36,7 +36,7 @@ json number(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
 }  // namespace
 
-row_entry entry_of(const Run& run) {
+row_entry entry_of(session& rows, const Run& run) {
   row_entry out;
   out.name = run.run_name.function_name;
   out.aggregate = run.run_type == Run::RT_Aggregate;
@@ -53,13 +53,14 @@ row_entry entry_of(const Run& run) {
     e["aggregate_name"] = run.aggregate_name;
     e["aggregate_unit"] = run.aggregate_unit == benchmark::kPercentage ? "percentage" : "time";
   }
-  if (const row_id* id = registered_id(out.name)) {
-    const json fields = to_json(*id);
+  const std::optional<row_key> row = rows.key_of(run);
+  if (row) {
+    const json fields = to_json(rows.id(*row));
     e["id"] = fields;
     for (const auto& [key, value] : fields.items()) e[key] = value;  // flat too, for tables
   }
   if (!out.aggregate) {  // the round this run was (core/rounds.hpp); rounds, processes: what the run plans
-    const round_slot& at = current_round();
+    const round_slot& at = rows.current_round();
     for (const auto& [key, value] : {std::pair<const char*, int>{"round", at.round},
                                      {"process", at.process},
                                      {"rounds", at.rounds},
@@ -74,7 +75,7 @@ row_entry entry_of(const Run& run) {
     return out;
   }
   std::optional<row_samples> samples;
-  if (!out.aggregate) samples = take_samples(out.name);
+  if (!out.aggregate && row) samples = rows.take_samples(*row);
   const auto counted = run.counters.find("samples");  // the row's timed calls (run_row)
   const double calls =
       !out.aggregate && counted != run.counters.end() && counted->second.value >= 1 ? counted->second.value : 1;
@@ -110,7 +111,7 @@ bool bridge::ReportContext(const Context& context) {
   try {
     for (auto* p : printers_) p->context(context_);
   } catch (const std::exception& e) {
-    set_output_failure(e.what());
+    run_.set_output_failure(e.what());
   }
   return true;
 }
@@ -118,14 +119,14 @@ bool bridge::ReportContext(const Context& context) {
 void bridge::ReportRuns(const std::vector<Run>& runs) {
   std::vector<row_entry> entries;
   for (const auto& run : runs) {
-    if (deferred(run.run_name.function_name)) continue;  // it runs in a fresh process
-    entries.push_back(entry_of(run));
+    if (const auto key = run_.key_of(run); key && run_.deferred(*key)) continue;  // it runs in a fresh process
+    entries.push_back(entry_of(run_, run));
   }
   if (entries.empty()) return;
   try {
     for (auto* p : printers_) p->rows(entries);
   } catch (const std::exception& e) {
-    set_output_failure(e.what());
+    run_.set_output_failure(e.what());
   }
 }
 
@@ -133,7 +134,7 @@ void bridge::starts(const std::string& row) {
   try {
     for (auto* p : printers_) p->starts(row);
   } catch (const std::exception& e) {
-    set_output_failure(e.what());
+    run_.set_output_failure(e.what());
   }
 }
 
@@ -141,7 +142,7 @@ void bridge::finish_run() {
   try {
     for (auto* p : printers_) p->finish();
   } catch (const std::exception& e) {
-    set_output_failure(e.what());
+    run_.set_output_failure(e.what());
   }
 }
 

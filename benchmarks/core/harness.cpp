@@ -1,5 +1,5 @@
-// Shared row machinery: registration, the live fixture, the sampling loop, failures.
-#include "core/harness.hpp"
+// One round of a row: its fixture built, the sampling loop, the check, the counters.
+#include "core/session.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -15,76 +15,10 @@
 namespace solvebench::bench {
 namespace {
 
-// The one row fixture alive: built when a row's round starts and freed when it ends, so that
-// memory never holds two rows' problems and every round allocates and generates its own.
-struct live_fixture {
-  std::string row;
-  std::unique_ptr<row_fixture> fixture;
-};
-live_fixture& live() {
-  static live_fixture held;
-  return held;
-}
-
-struct registry_entry {
-  row_id id;
-  fixture_factory make;
-  row_backend* backend = nullptr;
-  std::deque<row_samples> calls;
-  int rounds_here = 0;     // rounds this process has run of the row
-  double last_call_s = 0;  // the median call of its last round
-};
-std::map<std::string, registry_entry>& registry() {
-  static std::map<std::string, registry_entry> rows;
-  return rows;
-}
-std::vector<std::string>& name_list() {
-  static std::vector<std::string> names;
-  return names;
-}
-round_slot& slot() {
-  static round_slot current;
-  return current;
-}
-std::function<void(const std::string&)>& start_hook() {
-  static std::function<void(const std::string&)> hook;
-  return hook;
-}
-
-std::vector<std::string>& failure_list() {
-  static std::vector<std::string> list;
-  return list;
-}
-std::vector<std::string>& skipped_list() {
-  static std::vector<std::string> list;
-  return list;
-}
-std::vector<std::string>& deferred_list() {
-  static std::vector<std::string> list;
-  return list;
-}
-
-void skip_row(benchmark::State& state, const std::string& row, const std::string& message) {
-  state.SkipWithError((std::string(refusal_prefix) + message).c_str());
-  skipped_list().push_back(row + ": " + message);
-}
-
 // A warm-up call: its timed seconds and the wall seconds around it (its restore included).
 struct warm_up_call {
   double timed = 0, wall = 0;
 };
-
-// A probe that could not read something says so once per run (not per row, nor again in the
-// processes a run re-executes), saying what it did not measure.
-bool& probe_notes_said() {
-  static bool said = false;
-  return said;
-}
-void say_once(const row_backend& backend, const std::string& reason) {
-  static std::set<std::string> said;
-  if (reason.empty() || probe_notes_said() || !said.insert(backend.name() + reason).second) return;
-  std::cerr << "solve_bench: " << backend.missing_text(reason) << "\n";
-}
 
 // The CPU rows' probe reads RAPL (energy) and /proc (the other processes' load).
 class cpu_rows_backend final : public row_backend {
@@ -173,87 +107,33 @@ double slowed(double seconds, double fraction) {
 
 }  // namespace
 
-sampling& sampling_policy() {
-  static sampling policy;
-  return policy;
-}
+std::unique_ptr<row_backend> make_cpu_rows_backend() { return std::make_unique<cpu_rows_backend>(); }
 
-row_backend& cpu_backend() {
-  static cpu_rows_backend backend;
-  return backend;
-}
-
-void quiet_probe_notes() { probe_notes_said() = true; }
-
-void release_fixtures() noexcept {
-  live().fixture.reset();
-  live().row.clear();
-}
-
-void fail_row(benchmark::State& state, const std::string& row, const std::string& message) {
-  state.SkipWithError(message.c_str());
-  failure_list().push_back(row + ": " + message);
-}
-
-const std::vector<std::string>& failed_rows() { return failure_list(); }
-const std::vector<std::string>& skipped_rows() { return skipped_list(); }
-const std::vector<std::string>& deferred_rows() { return deferred_list(); }
-bool deferred(const std::string& name) {
-  const auto& d = deferred_list();
-  return std::find(d.begin(), d.end(), name) != d.end();
-}
-
-std::string& failure_text() {
-  static std::string text;
-  return text;
-}
-void set_output_failure(const std::string& message) {
-  if (failure_text().empty()) failure_text() = message;
-}
-const std::string& output_failure() { return failure_text(); }
-
-void set_round(const round_slot& current) { slot() = current; }
-void set_row_start_hook(std::function<void(const std::string& row)> hook) { start_hook() = std::move(hook); }
-const round_slot& current_round() { return slot(); }
-
-const row_id* registered_id(const std::string& name) {
-  const auto it = registry().find(name);
-  return it == registry().end() ? nullptr : &it->second.id;
-}
-
-std::optional<row_samples> take_samples(const std::string& name) {
-  const auto it = registry().find(name);
-  if (it == registry().end() || it->second.calls.empty()) return std::nullopt;
-  row_samples s = std::move(it->second.calls.front());
-  it->second.calls.pop_front();
-  return s;
-}
-
-const std::vector<std::string>& registered_names() { return name_list(); }
-
-void run_row(benchmark::State& state, const std::string& row, const fixture_factory& make, row_backend* backend) {
-  if (!output_failure().empty()) {
-    state.SkipWithError(("not run: " + output_failure()).c_str());
+void session::run_row(benchmark::State& state, row_key k) {
+  registered_row& entry = rows_.at(k);
+  const std::string& row = entry.name;
+  row_backend* backend = entry.backend;
+  if (!output_failure_.empty()) {
+    state.SkipWithError(("not run: " + output_failure_).c_str());
     return;
   }
   if (backend) {
     if (const std::string why = backend->unusable(); !why.empty()) {
-      if (!deferred(row)) deferred_list().push_back(row);
+      deferred_.insert(k);
       state.SkipWithError(("deferred to a fresh process: " + why).c_str());
       return;
     }
     backend->before(row);
   }
-  if (start_hook()) start_hook()(row);
-  registry_entry& entry = registry().at(row);
-  const sampling& policy = sampling_policy();
+  if (start_hook_) start_hook_(row);
+  const sampling& policy = policy_;
   bool ok = false;
+  std::string failure;
   const auto round0 = std::chrono::steady_clock::now();
   try {
-    release_fixtures();  // free the previous row's memory before allocating this one's
-    live().fixture = make();
-    live().row = row;
-    row_fixture& f = *live().fixture;
+    release_fixture();  // free the previous row's memory before allocating this one's
+    live_ = entry.make();
+    row_fixture& f = *live_;
     // The first call of a row in a process is an untimed warm-up (thread pools, module loading,
     // first touch); later rounds warm up only where a call is cheap beside the round.
     std::optional<warm_up_call> warm_up;
@@ -298,39 +178,19 @@ void run_row(benchmark::State& state, const std::string& row, const fixture_fact
     entry.last_call_s = median(ms) / 1e3;
     ok = true;
   } catch (const out_of_memory& e) {
-    skip_row(state, row, e.what());
+    refuse(state, k, e.what());
   } catch (const beyond_limit& e) {
-    skip_row(state, row, e.what());
+    refuse(state, k, e.what());
   } catch (const std::bad_alloc&) {
-    skip_row(state, row, "not enough host memory: allocation failed");
+    refuse(state, k, "not enough host memory: allocation failed");
   } catch (const std::exception& e) {
-    fail_row(state, row, e.what());
+    fail(state, k, e.what());
+    failure = failed_.back();
   }
-  release_fixtures();
+  release_fixture();
   ++entry.rounds_here;
   state.counters["round_s"] = seconds_since(round0);  // the round's wall time, its fixture's build included
-  if (backend) backend->after(ok);
-}
-
-void register_row(const row_id& id, fixture_factory make, row_backend* backend) {
-  const std::string row = id.name();
-  registry_entry& entry = registry()[row];
-  if (entry.make) return;  // registered already
-  entry.id = id;
-  entry.make = std::move(make);
-  entry.backend = backend;
-  name_list().push_back(row);
-}
-
-void register_with_gbench(const std::vector<std::string>& names) {
-  benchmark::ClearRegisteredBenchmarks();
-  for (const auto& row : names) {
-    const registry_entry& entry = registry().at(row);
-    benchmark::RegisterBenchmark(row.c_str(), [row, make = entry.make, backend = entry.backend](
-                                                  benchmark::State& state) { run_row(state, row, make, backend); })
-        ->UseManualTime()
-        ->Unit(benchmark::kNanosecond);
-  }
+  if (backend) backend->after(ok, failure);
 }
 
 }  // namespace solvebench::bench

@@ -1,6 +1,5 @@
-// What every row shares: registration by id, the one live fixture, the sampling loop that
-// times one round of it (every call kept, the round's noise from its own samples), failures and
-// refusals.
+// What every row shares: its backend's hooks, the sampling policy of a round, the round it
+// belongs to; the session (core/session.hpp) registers rows and runs them.
 #pragma once
 
 #include <benchmark/benchmark.h>
@@ -32,8 +31,12 @@ class row_backend {
   virtual ~row_backend() = default;
   // Non-empty: the row cannot run in this process; it is deferred to a fresh one (driver.hpp).
   virtual std::string unusable() const { return ""; }
+  // Around a row's round: before its fixture is built, after it is freed; `failure`: the
+  // row's error when it failed ("" otherwise).
   virtual void before(const std::string& /*row*/) {}
-  virtual void after(bool /*ok*/) {}
+  virtual void after(bool /*ok*/, const std::string& /*failure*/) {}
+  // After the run: reasons to exit 1 (a GPU row's leaked device memory).
+  virtual std::vector<std::string> problems() const { return {}; }
   // The line that says, once per run, what its probe could not read (`reason`) and so what the
   // rows lack.
   virtual std::string missing_text(const std::string& reason) const { return name_ + ": not measured: " + reason; }
@@ -44,11 +47,6 @@ class row_backend {
   std::string name_;  // "CPU rows", "GPU rows": how the run names them when a probe is missing
   std::unique_ptr<row_monitor> monitor_;
 };
-// The CPU rows' backend (RAPL energy, other processes' load).
-row_backend& cpu_backend();
-// A re-executed process of a run: the probes' notes were said by the first.
-void quiet_probe_notes();
-
 // How long one round of a row samples: until it has min_samples calls and min_time seconds
 // timed; then, where it has noise_samples calls or more, until its median is known to
 // max_noise_pct or it has max_time seconds; exact > 0: exactly that many calls. A row's first call
@@ -67,11 +65,6 @@ struct sampling {
   double round_budget = 1.0;
   long long exact = 0;
 };
-sampling& sampling_policy();
-
-// Registers one row: kept, in order, for the rounds (core/rounds.hpp gives Google Benchmark one
-// round's rows at a time; it appends /manual_time to the name). `backend` must outlive the run.
-void register_row(const row_id& id, fixture_factory make, row_backend* backend = nullptr);
 
 // The round Google Benchmark runs now: its rows' entries carry these as counters (round and
 // process per repetition; rounds and processes, what the run plans, per row).
@@ -81,45 +74,15 @@ struct round_slot {
   int rounds = 1;     // planned per row and process
   int processes = 1;  // planned
 };
-void set_round(const round_slot& slot);
-const round_slot& current_round();
 
-// Called as each row's round starts (the progress says which row runs); nullptr: none.
-void set_row_start_hook(std::function<void(const std::string& row)> hook);
-
-// Clears Google Benchmark's registrations and registers `names` (registered rows), in that order.
-void register_with_gbench(const std::vector<std::string>& names);
-
-// What the reporters need about a registered row: its id, and per Google Benchmark call (one
-// per round) the samples it took, in call order.
+// What the reporters need about a row's round: the samples it took, in call order.
 struct row_samples {
   std::vector<double> ms;  // every timed call, in milliseconds (at most 256, evenly subsampled)
   double restore_pct = 0;  // share of the sampling loop's wall time outside the timed region
 };
-const row_id* registered_id(const std::string& name);  // name: the id's name, without /manual_time
-std::optional<row_samples> take_samples(const std::string& name);
-// The registered rows' names, in the order they were registered.
-const std::vector<std::string>& registered_names();
 
-// The registered row's body for one round: builds its fixture (allocated and generated anew),
-// samples it, checks it, adds its counters, frees it. Typed errors become SkipWithError: failed
-// rows (a wrong answer, a LAPACK error) and refused rows (too large for memory, beyond a
-// library's limit) are both kept.
-void run_row(benchmark::State& state, const std::string& row, const fixture_factory& make, row_backend* backend);
-
-// Frees the live fixture (before the CUDA runtime or MPI goes away).
-void release_fixtures() noexcept;
-
-const std::vector<std::string>& failed_rows();
-const std::vector<std::string>& skipped_rows();
-// Rows a broken backend could not run in this process: they run in a fresh one.
-const std::vector<std::string>& deferred_rows();
-bool deferred(const std::string& name);
-void fail_row(benchmark::State& state, const std::string& row, const std::string& message);
-// A printer that could not write (the rows log on a full disk): the remaining rows do not run,
-// and the run ends with this message instead of results.
-void set_output_failure(const std::string& message);
-const std::string& output_failure();
+// The CPU rows' backend: RAPL energy and the other processes' load around each row.
+std::unique_ptr<row_backend> make_cpu_rows_backend();
 
 inline double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -89,9 +89,11 @@ std::unique_ptr<printer> make_progress(const progress_options& o, std::function<
                                        std::function<double(const std::string& row)> expected_s);
 
 // Google Benchmark's reporter interface in front of the printers.
+class session;
 class bridge final : public benchmark::BenchmarkReporter {
  public:
-  explicit bridge(std::vector<printer*> printers) : printers_(std::move(printers)) {}
+  // A printer that throws (a full disk) stops the run: the session's output failure.
+  bridge(session& run, std::vector<printer*> printers) : run_(run), printers_(std::move(printers)) {}
   // Called once per round (Google Benchmark runs each round as a run of its own): the context
   // reaches the printers the first time, finish() only from finish_run().
   bool ReportContext(const Context& context) override;
@@ -102,13 +104,14 @@ class bridge final : public benchmark::BenchmarkReporter {
   const json& context() const { return context_; }
 
  private:
+  session& run_;
   std::vector<printer*> printers_;
   json context_;
   bool context_said_ = false;
 };
 
 // The JSON object of one Google Benchmark run, as its JSONReporter writes it (non-finite
-// counters as null), with the row's id and samples when the row is one of ours.
-row_entry entry_of(const benchmark::BenchmarkReporter::Run& run);
+// counters as null), with the row's id, round and samples when the row is one of `rows`.
+row_entry entry_of(session& rows, const benchmark::BenchmarkReporter::Run& run);
 
 }  // namespace solvebench::bench

@@ -55,23 +55,31 @@ double estimated_round_s(const row_id& id, double min_time) {
 
 }  // namespace
 
-std::vector<std::string> shuffled(std::vector<std::string> names, std::uint64_t seed, int process, int round) {
+std::vector<std::size_t> shuffled_places(std::size_t count, std::uint64_t seed, int process, int round) {
+  std::vector<std::size_t> places(count);
+  for (std::size_t i = 0; i < count; ++i) places[i] = i;
   const std::uint64_t salt = std::uint64_t{0x524f554e44} +
                              static_cast<std::uint64_t>(process) * std::uint64_t{0x10001} +
                              static_cast<std::uint64_t>(round);
   const std::uint64_t key = rng::mix64(seed ^ rng::mix64(salt));
-  for (std::size_t i = names.size(); i > 1; --i) {
+  for (std::size_t i = count; i > 1; --i) {
     const auto j = static_cast<std::size_t>(rng::uniform01(key, i) * static_cast<double>(i));
-    std::swap(names[i - 1], names[std::min(j, i - 1)]);
+    std::swap(places[i - 1], places[std::min(j, i - 1)]);
   }
-  return names;
+  return places;
 }
 
-round_plan::round_plan(std::vector<std::string> rows, const round_design& design)
+std::vector<std::string> shuffled(std::vector<std::string> names, std::uint64_t seed, int process, int round) {
+  std::vector<std::string> out;
+  for (const std::size_t i : shuffled_places(names.size(), seed, process, round)) out.push_back(std::move(names[i]));
+  return out;
+}
+
+round_plan::round_plan(std::vector<std::string> rows, const round_design& design, const std::vector<row_id>& ids)
     : order_(std::move(rows)), design_(design) {
-  for (const auto& name : order_) {
-    row_state& r = rows_[name];
-    if (const row_id* id = registered_id(name)) r.estimate = estimated_round_s(*id, design_.min_time);
+  for (std::size_t i = 0; i < order_.size(); ++i) {
+    row_state& r = rows_[order_[i]];
+    if (i < ids.size()) r.estimate = estimated_round_s(ids[i], design_.min_time);
   }
 }
 
@@ -132,13 +140,21 @@ int round_plan::process_to_run() const {
   return -1;
 }
 
+std::vector<std::size_t> round_plan::places_for(int process, int round) const {
+  std::vector<std::size_t> left;
+  for (std::size_t i = 0; i < order_.size(); ++i) {
+    const row_state& r = rows_.at(order_[i]);
+    if (!has(r, process, round) && !through(r, process)) left.push_back(i);
+  }
+  std::vector<std::size_t> out;
+  for (const std::size_t j : shuffled_places(left.size(), design_.seed, process, round)) out.push_back(left[j]);
+  return out;
+}
+
 std::vector<std::string> round_plan::rows_for(int process, int round) const {
   std::vector<std::string> out;
-  for (const auto& name : order_) {
-    const row_state& r = rows_.at(name);
-    if (!has(r, process, round) && !through(r, process)) out.push_back(name);
-  }
-  return shuffled(std::move(out), design_.seed, process, round);
+  for (const std::size_t i : places_for(process, round)) out.push_back(order_[i]);
+  return out;
 }
 
 // Measured rows say how far the estimates are off: the median of their ratios scales the others.
@@ -173,17 +189,14 @@ progress_count round_plan::count() const {
 }
 
 void continue_in_fresh_process(int argc, char** argv, const std::string& live, const std::string& why, bool fault,
-                               bool temporary_log) {
+                               bool temporary_log, const continuation& here) {
   if (fault) {
     const char* depth_text = std::getenv(depth_variable);
     const int depth = depth_text ? std::atoi(depth_text) : 0;
     if (depth >= max_fault_reexec) return;
     setenv(depth_variable, std::to_string(depth + 1).c_str(), 1);
   }
-  if (!continued_run()) {
-    const double now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-    setenv(started_variable, std::to_string(now).c_str(), 1);
-  }
+  if (!here.continued) setenv(started_variable, std::to_string(here.started_epoch_s).c_str(), 1);
   if (temporary_log) setenv(temporary_variable, "1", 1);
   std::vector<std::string> args;
   for (int i = 0; i < argc; ++i)
@@ -197,18 +210,16 @@ void continue_in_fresh_process(int argc, char** argv, const std::string& live, c
   std::cerr << "solve_bench: could not start a fresh process: " << std::strerror(errno) << "\n";
 }
 
-bool continued_run() { return std::getenv(started_variable) != nullptr; }
-
-double run_started_epoch_s() {
-  const char* v = std::getenv(started_variable);
-  if (v) return std::strtod(v, nullptr);
-  static const double now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-  return now;
-}
-
-bool continued_with_temporary_log() {
-  const char* v = std::getenv(temporary_variable);
-  return v && std::strcmp(v, "1") == 0;
+continuation continuation_from_environment() {
+  continuation c;
+  const char* started = std::getenv(started_variable);
+  c.continued = started != nullptr;
+  c.started_epoch_s = started
+                          ? std::strtod(started, nullptr)
+                          : std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  const char* temporary = std::getenv(temporary_variable);
+  c.temporary_log = temporary && std::strcmp(temporary, "1") == 0;
+  return c;
 }
 
 }  // namespace solvebench::bench

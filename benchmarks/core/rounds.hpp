@@ -11,8 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "core/harness.hpp"
+#include "checks/row_id.hpp"
 #include "core/printers.hpp"
+#include "core/session.hpp"
 
 namespace solvebench::bench {
 
@@ -29,15 +30,19 @@ struct round_design {
   double min_time = 0.05;  // for the time estimate of a row not measured yet
 };
 
-// `names` in an order shuffled reproducibly from (seed, process, round): Fisher-Yates over splitmix64.
+// The key of the order of round `round` of `process`, and the places 0..count-1 in that order:
+// Fisher-Yates over splitmix64.
+std::vector<std::size_t> shuffled_places(std::size_t count, std::uint64_t seed, int process, int round);
+// `names` in an order shuffled reproducibly from (seed, process, round).
 std::vector<std::string> shuffled(std::vector<std::string> names, std::uint64_t seed, int process, int round);
 
 // What is done and what is left, fed every row entry: those of the rows log an earlier process
 // wrote (--resume) and those of this process as they finish (it is a printer on the bridge).
 class round_plan final : public printer {
  public:
-  // `rows`: the selected rows (registered and matching the filter), in registration order.
-  round_plan(std::vector<std::string> rows, const round_design& design);
+  // `rows`: the selected rows (registered and matching the filter), in registration order;
+  // `ids`, where given, theirs (for the time estimates of rows not measured yet).
+  round_plan(std::vector<std::string> rows, const round_design& design, const std::vector<row_id>& ids = {});
   void rows(const std::vector<row_entry>& runs) override;
   // One entry of a rows log or of this process (Google Benchmark's JSON run object with the
   // counters round and process; an entry without them is round 0 of process 0).
@@ -46,6 +51,8 @@ class round_plan final : public printer {
   int process_to_run() const;
   // The rows round `round` of `process` runs, shuffled; none when every row has it or is through.
   std::vector<std::string> rows_for(int process, int round) const;
+  // The same rows as places in the `rows` the plan was made with.
+  std::vector<std::size_t> places_for(int process, int round) const;
   // Row-rounds done and planned in all (those of the rows log included), and the seconds the
   // planned ones not done yet should take (measured rounds of the same row, else an estimate
   // scaled by the rows measured so far).
@@ -75,13 +82,8 @@ class round_plan final : public printer {
 // Re-executes this binary with --resume=LOG to continue the run in a fresh process (the next of
 // --processes, or the rows a broken GPU context deferred); returns only if that fails. `why` is
 // said on stderr first. A fault re-execution counts against a bound, so a fault that follows
-// every fresh process cannot loop.
+// every fresh process cannot loop. `here`: what this process continues (session.hpp).
 void continue_in_fresh_process(int argc, char** argv, const std::string& live, const std::string& why, bool fault,
-                               bool temporary_log);
-// Whether this process continues a run that an earlier process of it started (and then the
-// epoch seconds that run started at, and whether its rows log is a temporary).
-bool continued_run();
-double run_started_epoch_s();
-bool continued_with_temporary_log();
+                               bool temporary_log, const continuation& here);
 
 }  // namespace solvebench::bench

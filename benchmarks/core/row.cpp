@@ -2,7 +2,6 @@
 #include "core/row.hpp"
 
 #include <cmath>
-#include <cstdio>
 #include <functional>
 
 #include "solvebench/conditioned.hpp"
@@ -44,21 +43,5 @@ std::optional<std::int64_t> largest_fitting_n(const std::function<std::uint64_t(
   }
   return lo > 1024 ? lo - lo % 64 : lo;
 }
-
-namespace {
-std::vector<std::string>& notes() {
-  static std::vector<std::string> list;
-  return list;
-}
-}  // namespace
-
-void note_largest(const std::string& what, std::int64_t n, std::uint64_t needed, std::uint64_t usable) {
-  char text[96];
-  std::snprintf(text, sizeof text, ": %.1f GiB of the %.1f GiB usable", static_cast<double>(needed) / (1ULL << 30),
-                static_cast<double>(usable) / (1ULL << 30));
-  notes().push_back(what + " at n = " + std::to_string(n) + text);
-}
-void largest_notes_add(const std::string& text) { notes().push_back(text); }
-const std::vector<std::string>& largest_notes() { return notes(); }
 
 }  // namespace solvebench::bench

@@ -92,10 +92,4 @@ problem make_problem(const row_id& id, const operation& op, std::optional<matrix
 // `bytes` throws a solvebench::error (an order the size check or a library refuses) does not fit.
 std::optional<std::int64_t> largest_fitting_n(const std::function<std::uint64_t(std::int64_t)>& bytes,
                                               std::uint64_t available, std::int64_t limit = 1LL << 24);
-// "GPU/dgesv at n = 135040: 136.2 GiB of 137.6 GiB usable": what --sizes=max chose and why,
-// kept for the run's context (max_sizes) and said on stderr.
-void note_largest(const std::string& what, std::int64_t n, std::uint64_t needed, std::uint64_t usable);
-void largest_notes_add(const std::string& text);
-const std::vector<std::string>& largest_notes();
-
 }  // namespace solvebench::bench

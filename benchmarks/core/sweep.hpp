@@ -15,6 +15,7 @@
 #include "core/fixture.hpp"
 #include "core/harness.hpp"
 #include "core/row.hpp"
+#include "core/session.hpp"
 
 namespace solvebench::bench {
 
@@ -92,19 +93,19 @@ inline void axis_product(const std::vector<axis_values>& axes, std::size_t k, ro
 }
 
 template <class T, class Extras, class Binding, class... Rest>
-bool add_with(const backend_rows<Extras, Binding, Rest...>& b, const operation& op, const problem& p) {
+bool add_with(session& run, const backend_rows<Extras, Binding, Rest...>& b, const operation& op, const problem& p) {
   if (Binding::handles(op)) {
     const auto make = std::apply([&](const auto&... e) { return Binding::template factory<T>(p, e...); }, b.extras);
-    register_row(p.id, make, b.hooks);
+    run.register_row(p.id, make, b.hooks);
     return true;
   }
   if constexpr (sizeof...(Rest) > 0)
-    return add_with<T>(backend_rows<Extras, Rest...>{b.desc, b.hooks, b.extras, b.axes}, op, p);
+    return add_with<T>(run, backend_rows<Extras, Rest...>{b.desc, b.hooks, b.extras, b.axes}, op, p);
   return false;
 }
 
 template <class T, class Extras, class... Bindings>
-void add_rows(const backend_rows<Extras, Bindings...>& b, const operation& op, const sweep_space& s) {
+void add_rows(session& run, const backend_rows<Extras, Bindings...>& b, const operation& op, const sweep_space& s) {
   if (!(Bindings::handles(op) || ...)) return;
   std::vector<std::int64_t> sizes = s.sizes;
   if (s.largest) {
@@ -118,24 +119,24 @@ void add_rows(const backend_rows<Extras, Bindings...>& b, const operation& op, c
     for (const auto& k : rhs) {
       row_id id = make_row_id<T>(b.desc, op, n, k);
       axis_product(b.axes, 0, id,
-                   [&](const row_id& full) { add_with<T>(b, op, make_problem(full, op, s.kind, s.seed)); });
+                   [&](const row_id& full) { add_with<T>(run, b, op, make_problem(full, op, s.kind, s.seed)); });
     }
   }
 }
 
 }  // namespace sweep_detail
 
-// Registers, for each precision, each backend in turn, each operation of the dense family it
+// Registers in `run`, for each precision, each backend in turn, each operation of the dense family it
 // binds, each n, each nrhs (operations that solve), each combination of its own axes: a row.
 // Types: the precisions these backends' adapters are built for (precision.hpp's lists).
 template <class Types = all_precisions, class... Backends>
-void register_sweep(const sweep_space& s, const Backends&... backends) {
+void register_sweep(session& run, const sweep_space& s, const Backends&... backends) {
   for_each_precision(
       s.precisions,
       [&](auto precision) {
         using T = typename decltype(precision)::type;
         const auto one = [&](const auto& b) {
-          for (const operation* op : ops::solve_family) sweep_detail::add_rows<T>(b, *op, s);
+          for (const operation* op : ops::solve_family) sweep_detail::add_rows<T>(run, b, *op, s);
         };
         (one(backends), ...);
       },

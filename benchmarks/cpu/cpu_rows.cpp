@@ -42,41 +42,43 @@ constexpr backend_desc cpu_batched{"CPU", "cpu", "resident", "batched", "lapack"
 std::uint64_t usable_host_bytes() { return host_memory_available_bytes() / 10 * 9; }
 
 template <class T>
-std::optional<std::int64_t> largest_cpu_n(const backend_desc& b, const operation& op, const common_options& opt) {
+std::optional<std::int64_t> largest_cpu_n(session& run, const backend_desc& b, const operation& op,
+                                          const common_options& opt) {
   const std::uint64_t usable = usable_host_bytes();
   const auto bytes = [&](std::int64_t n) -> std::uint64_t {
     const problem p = make_problem(make_row_id<T>(b, op, n, opt.nrhs.front()), op, opt.kind, opt.seed);
     return op.multiplies ? gemm_adapter<T>::bytes(p) : solve_adapter<T, lu<T>>::bytes(p);
   };
   const auto n = largest_fitting_n(bytes, usable, lapack::max_n);
-  if (n) note_largest(std::string(b.name) + "/" + precision<T>::letter + op.name, *n, bytes(*n), usable);
+  if (n) run.note_largest(std::string(b.name) + "/" + precision<T>::letter + op.name, *n, bytes(*n), usable);
   return n;
 }
 
 template <class Adapter, timed Kind>
-void add(const row_id& id, const operation& op, std::optional<matrix_kind> kind, std::uint64_t seed) {
+void add(session& run, const row_id& id, const operation& op, std::optional<matrix_kind> kind, std::uint64_t seed) {
   const problem p = make_problem(id, op, kind, seed);
-  register_row(
-      id, [p] { return std::make_unique<solve_fixture<Adapter, Kind>>(p); }, &cpu_backend());
+  run.register_row(
+      id, [p] { return std::make_unique<solve_fixture<Adapter, Kind>>(p); }, &run.cpu_backend());
 }
 
 }  // namespace
 
-void register_rows(const common_options& opt, const mixed_options& mixed, const batched_options& batched) {
+void register_rows(session& run, const common_options& opt, const mixed_options& mixed,
+                   const batched_options& batched) {
   sweep_space space{opt.precisions, opt.sizes_or_default(), opt.nrhs, opt.kind, opt.seed, nullptr};
   if (opt.sizes_max)
     space.largest = [&](const backend_desc& b, const operation& op, char letter) {
       std::optional<std::int64_t> n;
       for_each_precision(std::vector<std::string>{std::string(1, letter)},
-                         [&](auto tag) { n = largest_cpu_n<typename decltype(tag)::type>(b, op, opt); });
+                         [&](auto tag) { n = largest_cpu_n<typename decltype(tag)::type>(run, b, op, opt); });
       return n;
     };
-  register_sweep(space,
+  register_sweep(run, space,
                  declare<bind<timed::halves, lu_rows, &ops::gesv, &ops::getrf, &ops::getrs>,
                          bind<timed::halves, cholesky_rows, &ops::posv, &ops::potrf, &ops::potrs>,
-                         bind<timed::multiply, gemm_adapter, &ops::gemm>>(cpu, &cpu_backend(), {}),
+                         bind<timed::multiply, gemm_adapter, &ops::gemm>>(cpu, &run.cpu_backend(), {}),
                  declare<bind<timed::driver, lu_driver, &ops::gesv>, bind<timed::driver, cholesky_driver, &ops::posv>>(
-                     cpu_driver, &cpu_backend(), {}));
+                     cpu_driver, &run.cpu_backend(), {}));
 
   std::vector<std::int64_t> mixed_sizes = opt.sizes.empty() ? mixed.cpu_sizes : opt.sizes;
   if (opt.sizes_max && opt.has("d")) {
@@ -89,18 +91,18 @@ void register_rows(const common_options& opt, const mixed_options& mixed, const 
     };
     const std::uint64_t usable = usable_host_bytes();
     const auto n = largest_fitting_n(bytes, usable, lapack::max_n);
-    if (n) note_largest("CPU mixed precision (dsgesv, and dgesv beside it)", *n, bytes(*n), usable);
+    if (n) run.note_largest("CPU mixed precision (dsgesv, and dgesv beside it)", *n, bytes(*n), usable);
     mixed_sizes = n ? std::vector<std::int64_t>{*n} : std::vector<std::int64_t>{};
   }
   if (opt.has("d"))  // mixed precision: fp64 in and out, beside plain dgesv on the same matrix
     for (auto n : mixed_sizes)
       for (const auto& [axis, matrix] : mixed_matrices(mixed)) {
         row_id plain = make_row_id<double>(cpu, ops::gesv, n, 1);
-        add<lu_rows<double>, timed::halves>(add_axis(plain, axis, matrix), ops::gesv, std::nullopt, opt.seed);
+        add<lu_rows<double>, timed::halves>(run, add_axis(plain, axis, matrix), ops::gesv, std::nullopt, opt.seed);
         row_id refined = make_row_id<double>(cpu_mixed, ops::gesv, n, 1);
         refined.factor = factor_letter(factor_precision::fp32);
         add_axis(add_axis(refined, axis, matrix), "refine", "classical");
-        add<dsgesv_adapter, timed::driver>(refined, ops::gesv, std::nullopt, opt.seed);
+        add<dsgesv_adapter, timed::driver>(run, refined, ops::gesv, std::nullopt, opt.seed);
       }
 
   for_each_precision(
@@ -111,7 +113,7 @@ void register_rows(const common_options& opt, const mixed_options& mixed, const 
           for (auto n : batched.cpu_n)
             for (auto count : batched.cpu_count) {
               row_id id = make_row_id<T>(cpu_batched, *op, n);
-              add<batched_adapter<T>, timed::driver>(add_axis(id, "batch", count), *op, std::nullopt, opt.seed);
+              add<batched_adapter<T>, timed::driver>(run, add_axis(id, "batch", count), *op, std::nullopt, opt.seed);
             }
       },
       real_precisions{});  // batched solvers: s and d

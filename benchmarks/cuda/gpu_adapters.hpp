@@ -2,8 +2,8 @@
 // that stream): solves with A and b already on the device (GPU/...), the same solves paying
 // the host transfers a caller with host data pays (GPU-pinned/..., GPU-pageable/...), GEMM,
 // mixed precision (cusolverDnIRSXgesv), and batches of small systems, batched or one call
-// pair per system (GPU-loop/...). See core/fixture.hpp for the contract. Each adapter's first
-// member is the device-memory watch, so it checks last that the rest gave memory back.
+// pair per system (GPU-loop/...). See core/fixture.hpp for the contract. The GPU rows' backend
+// watches each row's device memory around its fixture (cuda/gpu_backend.hpp).
 #pragma once
 
 #include <benchmark/benchmark.h>
@@ -136,7 +136,7 @@ class solve_adapter : public event_timer {
     return (nn + nk) * sizeof(T) + Solver::query(ctx, p.n, api).device_bytes + static_cast<std::size_t>(p.n) * 8 +
            device_inputs<T>::extra_bytes(p) + residual_bytes<T>(p.n);
   }
-  solve_adapter(const problem& p, cuda::context& ctx, cusolver_api api) : event_timer(ctx), watch_(p.row), p_(p) {
+  solve_adapter(const problem& p, cuda::context& ctx, cusolver_api api) : event_timer(ctx), p_(p) {
     cuda::require_device_memory(device_bytes(p, ctx, api));
     in_.emplace(p, ctx.stream());
     a_ = device_buffer<T>(static_cast<std::size_t>(p.n) * static_cast<std::size_t>(p.n));
@@ -164,7 +164,6 @@ class solve_adapter : public event_timer {
   }
 
  private:
-  device_memory_watch watch_;
   problem p_;
   std::optional<device_inputs<T>> in_;
   device_buffer<T> a_, b_;
@@ -221,8 +220,7 @@ class transfer_adapter {
     const auto nk = static_cast<std::size_t>(p.n) * static_cast<std::size_t>(p.nrhs);
     return (nn + 3 * nk) * sizeof(T) * 2;
   }
-  transfer_adapter(const problem& p, cuda::context& ctx, cusolver_api api, host_memory where)
-      : watch_(p.row), ctx_(ctx), p_(p) {
+  transfer_adapter(const problem& p, cuda::context& ctx, cusolver_api api, host_memory where) : ctx_(ctx), p_(p) {
     const auto nn = static_cast<std::size_t>(p.n) * static_cast<std::size_t>(p.n);
     const auto nk = static_cast<std::size_t>(p.n) * static_cast<std::size_t>(p.nrhs);
     cuda::require_device_memory(device_bytes(p, ctx, api));
@@ -276,7 +274,6 @@ class transfer_adapter {
     SB_CUDA_CHECK(cudaMemcpyAsync(dst, src, count * sizeof(T), cudaMemcpyHostToDevice, ctx_.stream()));
   }
 
-  device_memory_watch watch_;
   cuda::context& ctx_;
   problem p_;
   device_buffer<T> a_, b_, b0_;
@@ -294,7 +291,7 @@ class gemm_adapter : public event_timer {
   static std::size_t device_bytes(const problem& p) {
     return 3 * static_cast<std::size_t>(p.n) * static_cast<std::size_t>(p.n) * sizeof(T) + residual_bytes<T>(p.n);
   }
-  gemm_adapter(const problem& p, cuda::context& ctx) : event_timer(ctx), watch_(p.row), p_(p) {
+  gemm_adapter(const problem& p, cuda::context& ctx) : event_timer(ctx), p_(p) {
     const auto nn = static_cast<std::size_t>(p.n) * static_cast<std::size_t>(p.n);
     cuda::require_device_memory(device_bytes(p));
     a_ = device_buffer<T>(nn);
@@ -310,7 +307,6 @@ class gemm_adapter : public event_timer {
   void add_counters(benchmark::State& state) const { state.counters["n"] = static_cast<double>(p_.n); }
 
  private:
-  device_memory_watch watch_;
   problem p_;
   device_buffer<T> a_, b_, c_;
 };
@@ -327,7 +323,7 @@ class irs_adapter : public event_timer {
            device_inputs<double>::extra_bytes(p) + residual_bytes<double>(p.n);
   }
   irs_adapter(const problem& p, cuda::context& ctx, const cuda::irs_options& irs)
-      : event_timer(ctx), watch_(p.row), p_(p), irs_options_(irs) {
+      : event_timer(ctx), p_(p), irs_options_(irs) {
     cuda::require_irs_supported(p.n, irs);  // beyond cuSOLVER's largest n: refused by name
     cuda::require_device_memory(device_bytes(p, ctx, irs));
     in_.emplace(p, ctx.stream());
@@ -369,7 +365,6 @@ class irs_adapter : public event_timer {
   }
 
  private:
-  device_memory_watch watch_;
   problem p_;
   cuda::irs_options irs_options_;
   std::optional<device_inputs<double>> in_;
@@ -384,8 +379,7 @@ class irs_adapter : public event_timer {
 template <class T>
 class batch_buffers : public event_timer {
  public:
-  batch_buffers(const problem& p, cuda::context& ctx, std::size_t solver_device_bytes)
-      : event_timer(ctx), watch_(p.row), p_(p) {
+  batch_buffers(const problem& p, cuda::context& ctx, std::size_t solver_device_bytes) : event_timer(ctx), p_(p) {
     const auto nn = static_cast<std::size_t>(p.n * p.n), un = static_cast<std::size_t>(p.n),
                total = static_cast<std::size_t>(p.count);
     cuda::require_device_memory(2 * (nn + un) * total * sizeof(T) + (un + 3) * total * sizeof(std::int64_t) +
@@ -411,7 +405,6 @@ class batch_buffers : public event_timer {
   void add_counters(benchmark::State& state) const { add_batch_counters(state, p_.n, p_.count, worst_index_); }
 
  protected:
-  device_memory_watch watch_;
   problem p_;
   device_buffer<T> a0_, a_, b0_, b_;
   std::int64_t worst_index_ = 0;

@@ -31,11 +31,12 @@ constexpr backend_desc gpu_batched_cholesky{"GPU", "gpu", "resident", "batched",
 constexpr backend_desc gpu_loop{"GPU-loop", "gpu", "resident", "loop", "cusolver"};
 
 template <class Adapter, timed Kind, class... Extra>
-void add(const row_id& id, const operation& op, std::optional<matrix_kind> kind, std::uint64_t seed, Extra... extra) {
+void add(session& run, backend& gpu, const row_id& id, const operation& op, std::optional<matrix_kind> kind,
+         std::uint64_t seed, Extra... extra) {
   const problem p = make_problem(id, op, kind, seed);
-  register_row(
-      id, [p, extra...] { return std::make_unique<solve_fixture<Adapter, Kind>>(p, context(), extra...); },
-      &rows_backend());
+  run.register_row(
+      id, [p, &gpu, extra...] { return std::make_unique<solve_fixture<Adapter, Kind>>(p, gpu.context(), extra...); },
+      &gpu);
 }
 
 // --sizes=max: what the device holds now, less a margin for the CUDA context's own allocations.
@@ -48,9 +49,8 @@ std::uint64_t usable_device_bytes() {
 // The largest n a GPU row of this backend, operation and precision holds in device memory (and
 // for transfer rows in host memory), from the adapters' own byte counts.
 template <class T>
-std::optional<std::int64_t> largest_gpu_n(const backend_desc& b, const operation& op, const common_options& opt,
-                                          cusolver_api api) {
-  cuda::context& ctx = context();
+std::optional<std::int64_t> largest_gpu_n(session& run, cuda::context& ctx, const backend_desc& b, const operation& op,
+                                          const common_options& opt, cusolver_api api) {
   const std::uint64_t usable = usable_device_bytes();
   const std::uint64_t host = host_memory_available_bytes();
   const auto bytes = [&](std::int64_t n) -> std::uint64_t {
@@ -66,16 +66,16 @@ std::optional<std::int64_t> largest_gpu_n(const backend_desc& b, const operation
   };
   const std::int64_t limit = api == cusolver_api::legacy32 ? 46340 : (1LL << 22);
   const auto n = largest_fitting_n(bytes, usable, limit);  // an order the solver's query refuses does not fit
-  if (n) note_largest(std::string(b.name) + "/" + precision<T>::letter + op.name, *n, bytes(*n), usable);
+  if (n) run.note_largest(std::string(b.name) + "/" + precision<T>::letter + op.name, *n, bytes(*n), usable);
   return n;
 }
 
 // The largest n of the mixed-precision rows: every factorization's IRS limit and memory, and
 // the dgesv row beside them, at one n so that they compare.
-std::optional<std::int64_t> largest_mixed_n(const common_options& opt, const mixed_options& mixed, cusolver_api api) {
-  cuda::context& ctx = context();
+std::optional<std::int64_t> largest_mixed_n(session& run, cuda::context& ctx, const common_options& opt,
+                                            const mixed_options& mixed, cusolver_api api) {
   const std::uint64_t usable = usable_device_bytes();
-  std::optional<std::int64_t> n = largest_gpu_n<double>(gpu_resident, ops::gesv, opt, api);
+  std::optional<std::int64_t> n = largest_gpu_n<double>(run, ctx, gpu_resident, ops::gesv, opt, api);
   for (auto f : mixed_factors) {
     cuda::irs_options irs;
     irs.lowest = f;
@@ -95,10 +95,11 @@ std::optional<std::int64_t> largest_mixed_n(const common_options& opt, const mix
   if (n) {
     cuda::irs_options irs;
     const auto known = cuda::irs_largest_n(irs);
-    largest_notes_add("GPU mixed precision (every factorization, and dgesv beside them) at n = " + std::to_string(*n) +
-                      (known ? ": cuSOLVER " + cuda::cusolver_version_text() +
-                                   "'s IRS limit is n = " + std::to_string(*known) + " (measured), and memory"
-                             : ": memory (no IRS limit is known for cuSOLVER " + cuda::cusolver_version_text() + ")"));
+    run.add_largest_note(
+        "GPU mixed precision (every factorization, and dgesv beside them) at n = " + std::to_string(*n) +
+        (known ? ": cuSOLVER " + cuda::cusolver_version_text() + "'s IRS limit is n = " + std::to_string(*known) +
+                     " (measured), and memory"
+               : ": memory (no IRS limit is known for cuSOLVER " + cuda::cusolver_version_text() + ")"));
   }
   return n;
 }
@@ -108,9 +109,10 @@ bool naive_loop_size(std::int64_t n) { return n == 8 || n == 32 || n == 128; }
 
 }  // namespace
 
-registration register_rows(const common_options& opt, const gpu_options& gpu, const mixed_options& mixed,
+registration register_rows(session& run, const common_options& opt, const gpu_options& gpu, const mixed_options& mixed,
                            const batched_options& batched) {
   registration out;
+  backend* hooks = nullptr;
   std::string why;
   if (cuda::device_count(&why) == 0) {
     out.reason = why;
@@ -128,7 +130,8 @@ registration register_rows(const common_options& opt, const gpu_options& gpu, co
     const nvml::session probe;
     const auto bus = probe.available() ? nvml::pcie_max_GBps(probe, 0) : std::nullopt;
     out.context.emplace_back("gpu_pcie_max_GBps", bus ? std::to_string(*bus) : "");
-    context();  // handles made once, before any row is timed
+    hooks = &run.own(std::make_unique<backend>());
+    hooks->context();  // handles made once, before any row is timed
   } catch (const std::exception& e) {
     out.reason = std::string("the GPU could not be initialised: ") + e.what();
     return out;
@@ -143,32 +146,34 @@ registration register_rows(const common_options& opt, const gpu_options& gpu, co
   if (opt.sizes_max)
     space.largest = [&](const backend_desc& b, const operation& op, char letter) {
       std::optional<std::int64_t> n;
-      for_each_precision(std::vector<std::string>{std::string(1, letter)},
-                         [&](auto tag) { n = largest_gpu_n<typename decltype(tag)::type>(b, op, opt, gpu.api); });
+      for_each_precision(std::vector<std::string>{std::string(1, letter)}, [&](auto tag) {
+        n = largest_gpu_n<typename decltype(tag)::type>(run, hooks->context(), b, op, opt, gpu.api);
+      });
       return n;
     };
-  const auto ctx = std::ref(context());
+  const auto ctx = std::ref(hooks->context());
   register_sweep(
-      space,
+      run, space,
       declare<bind<timed::halves, lu_rows, &ops::gesv, &ops::getrf, &ops::getrs>,
-              bind<timed::halves, cholesky_rows, &ops::posv, &ops::potrf, &ops::potrs>>(gpu_resident, &rows_backend(),
-                                                                                        {}, ctx, gpu.api),
-      declare<bind<timed::multiply, gemm_adapter, &ops::gemm>>(gpu_resident, &rows_backend(), {}, ctx),
+              bind<timed::halves, cholesky_rows, &ops::posv, &ops::potrf, &ops::potrs>>(gpu_resident, hooks, {}, ctx,
+                                                                                        gpu.api),
+      declare<bind<timed::multiply, gemm_adapter, &ops::gemm>>(gpu_resident, hooks, {}, ctx),
       declare<bind<timed::halves, lu_transfer, &ops::gesv>, bind<timed::halves, cholesky_transfer, &ops::posv>>(
-          gpu_pinned, &rows_backend(), {}, ctx, gpu.api, host_memory::pinned),
+          gpu_pinned, hooks, {}, ctx, gpu.api, host_memory::pinned),
       declare<bind<timed::halves, lu_transfer, &ops::gesv>, bind<timed::halves, cholesky_transfer, &ops::posv>>(
-          gpu_pageable, &rows_backend(), {}, ctx, gpu.api, host_memory::pageable));
+          gpu_pageable, hooks, {}, ctx, gpu.api, host_memory::pageable));
 
   if (opt.has("d")) {  // mixed precision: fp64 in and out, beside plain dgesv on the same matrix
     std::vector<std::int64_t> mixed_sizes = opt.sizes.empty() ? mixed.gpu_sizes : opt.sizes;
     if (opt.sizes_max) {
-      const auto n = largest_mixed_n(opt, mixed, gpu.api);
+      const auto n = largest_mixed_n(run, hooks->context(), opt, mixed, gpu.api);
       mixed_sizes = n ? std::vector<std::int64_t>{*n} : std::vector<std::int64_t>{};
     }
     for (auto n : mixed_sizes)
       for (const auto& [axis, matrix] : mixed_matrices(mixed)) {
         row_id base = make_row_id<double>(gpu_resident, ops::gesv, n, 1);
-        add<lu_rows<double>, timed::halves>(add_axis(base, axis, matrix), ops::gesv, std::nullopt, opt.seed, gpu.api);
+        add<lu_rows<double>, timed::halves>(run, *hooks, add_axis(base, axis, matrix), ops::gesv, std::nullopt,
+                                            opt.seed, gpu.api);
         for (auto p : mixed_factors) {
           const auto mixed_row = [&] {
             row_id id = make_row_id<double>(gpu_mixed, ops::gesv, n, 1);
@@ -185,22 +190,23 @@ registration register_rows(const common_options& opt, const gpu_options& gpu, co
               simple.lowest = p;
               simple.api = api;
               row_id id = mixed_row();
-              add<irs_adapter, timed::driver>(add_axis(id, "api", "simple"), ops::gesv, std::nullopt, opt.seed, simple);
+              add<irs_adapter, timed::driver>(run, *hooks, add_axis(id, "api", "simple"), ops::gesv, std::nullopt,
+                                              opt.seed, simple);
               continue;
             }
             for (auto r : mixed.refine) {
               irs.solver = r;
               irs.tolerance = 0;
               row_id id = mixed_row();
-              add<irs_adapter, timed::driver>(add_axis(id, "refine", to_string(r)), ops::gesv, std::nullopt, opt.seed,
-                                              irs);
+              add<irs_adapter, timed::driver>(run, *hooks, add_axis(id, "refine", to_string(r)), ops::gesv,
+                                              std::nullopt, opt.seed, irs);
               for (double tol : mixed.tolerances) {
                 irs.tolerance = tol;
                 char text[32];
                 std::snprintf(text, sizeof text, "%g", tol);
                 row_id with_tol = mixed_row();
                 add_axis(add_axis(with_tol, "refine", to_string(r)), "tol", text);
-                add<irs_adapter, timed::driver>(with_tol, ops::gesv, std::nullopt, opt.seed, irs);
+                add<irs_adapter, timed::driver>(run, *hooks, with_tol, ops::gesv, std::nullopt, opt.seed, irs);
               }
             }
           }
@@ -219,26 +225,23 @@ registration register_rows(const common_options& opt, const gpu_options& gpu, co
         for (auto n : batched.n)
           for (auto count : batched.count)
             add<batched_adapter<T, cuda::batched_lu<T>>, timed::halves>(
-                batch_row(gpu_batched, ops::gesv_batched, n, count), ops::gesv_batched, std::nullopt, opt.seed);
+                run, *hooks, batch_row(gpu_batched, ops::gesv_batched, n, count), ops::gesv_batched, std::nullopt,
+                opt.seed);
         for (auto n : batched.n)
           for (auto count : batched.count)
             add<batched_adapter<T, cuda::batched_cholesky<T>>, timed::halves>(
-                batch_row(gpu_batched_cholesky, ops::posv_batched, n, count), ops::posv_batched, std::nullopt,
-                opt.seed);
+                run, *hooks, batch_row(gpu_batched_cholesky, ops::posv_batched, n, count), ops::posv_batched,
+                std::nullopt, opt.seed);
         if (solvebench::precision<T>::letter == 'd')  // the naive loop, to show why batching matters
           for (auto n : batched.n)
             for (auto count : batched.count)
               if (naive_loop_size(n))
-                add<loop_adapter<T>, timed::driver>(batch_row(gpu_loop, ops::gesv_batched, n, count), ops::gesv_batched,
-                                                    std::nullopt, opt.seed);
+                add<loop_adapter<T>, timed::driver>(run, *hooks, batch_row(gpu_loop, ops::gesv_batched, n, count),
+                                                    ops::gesv_batched, std::nullopt, opt.seed);
       },
       real_precisions{});  // batched solvers: s and d
   out.registered = true;
   return out;
 }
-
-void release() { release_context(); }
-
-std::vector<std::string> leaks() { return device_memory_leaks(); }
 
 }  // namespace solvebench::bench::gpu

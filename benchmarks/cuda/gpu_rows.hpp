@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/options.hpp"
+#include "core/session.hpp"
 
 namespace solvebench::bench::gpu {
 
@@ -15,12 +16,9 @@ struct registration {
   std::vector<std::pair<std::string, std::string>> context;  // the device's facts for the JSON context
   std::vector<std::int64_t> sizes;                           // the sizes of the solve rows
 };
-registration register_rows(const common_options& opt, const gpu_options& gpu, const mixed_options& mixed,
+// Into `run`, which owns the GPU rows' context (freed by its release(), before the CUDA runtime
+// shuts down) and reports their leaks as its problems.
+registration register_rows(session& run, const common_options& opt, const gpu_options& gpu, const mixed_options& mixed,
                            const batched_options& batched);
-
-// Frees the GPU context and handles (before the CUDA runtime shuts down).
-void release();
-// GPU rows whose fixture did not give back all the device memory it took.
-std::vector<std::string> leaks();
 
 }  // namespace solvebench::bench::gpu

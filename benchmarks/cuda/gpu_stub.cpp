@@ -3,16 +3,13 @@
 
 namespace solvebench::bench::gpu {
 
-registration register_rows(const common_options&, const gpu_options&, const mixed_options&, const batched_options&) {
+registration register_rows(session&, const common_options&, const gpu_options&, const mixed_options&,
+                           const batched_options&) {
   registration out;
   out.reason =
       "this build has no CUDA backend (configured with SOLVE_BENCH_CUDA=OFF, or AUTO found no CUDA toolchain); "
       "rebuild with -DSOLVE_BENCH_CUDA=ON on a machine with nvcc";
   return out;
 }
-
-void release() {}
-
-std::vector<std::string> leaks() { return {}; }
 
 }  // namespace solvebench::bench::gpu

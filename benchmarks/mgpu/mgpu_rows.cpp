@@ -7,6 +7,7 @@
 #include "mgpu/mgpu_rows.hpp"
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 
@@ -20,17 +21,19 @@ namespace {
 
 namespace mg = cuda::mg;
 
-// One Mg context per GPU count, made on the first row that needs it and kept for the run, so
-// handle creation never lands in a timed region.
-std::map<int, std::unique_ptr<mg::context>>& contexts() {
-  static std::map<int, std::unique_ptr<mg::context>> by_count;
-  return by_count;
-}
-mg::context& context_for(int gpus) {
-  auto& slot = contexts()[gpus];
-  if (!slot) slot = std::make_unique<mg::context>(mg::first_devices(gpus));
-  return *slot;
-}
+// One Mg context per GPU count, made on the first row that needs it and kept for the run (the
+// session owns it), so handle creation never lands in a timed region.
+class contexts {
+ public:
+  mg::context& for_gpus(int gpus) {
+    auto& slot = by_count_[gpus];
+    if (!slot) slot = std::make_unique<mg::context>(mg::first_devices(gpus));
+    return *slot;
+  }
+
+ private:
+  std::map<int, std::unique_ptr<mg::context>> by_count_;
+};
 
 // The Mg calls block and run on the library's own streams, so CUDA events on one stream
 // cannot time them: the timed region is a host clock between two synchronisations of every
@@ -40,9 +43,9 @@ mg::context& context_for(int gpus) {
 template <class T>
 class adapter {
  public:
-  explicit adapter(const problem& p)
+  adapter(const problem& p, contexts& made)
       : p_(p),
-        ctx_(context_for(static_cast<int>(p.integer("gpus", 1)))),
+        ctx_(made.for_gpus(static_cast<int>(p.integer("gpus", 1)))),
         system_(ctx_, p.op->family, p.n, p.nrhs, p.integer("tile", 512)),
         tile_(p.integer("tile", 512)) {}
   void restore(bool a, bool b) {
@@ -83,7 +86,7 @@ constexpr backend_desc mgpu_rows_desc{"MGPU", "gpu", "resident", "halves", "cuso
 
 }  // namespace
 
-registration register_rows(const common_options& opt, const mgpu_options& mgpu) {
+registration register_rows(session& run, const common_options& opt, const mgpu_options& mgpu) {
   registration out;
   if (mgpu.sizes.empty()) return out;
   std::string why;
@@ -104,17 +107,16 @@ registration register_rows(const common_options& opt, const mgpu_options& mgpu) 
   for (auto g : gpus)
     if (g <= present) usable.push_back(g);
   const sweep_space space{opt.precisions, mgpu.sizes, opt.nrhs, opt.kind, opt.seed, nullptr};
-  register_sweep<real_precisions>(space,
+  const auto made = std::ref(run.own(std::make_unique<contexts>()));
+  register_sweep<real_precisions>(run, space,
                                   declare<bind<timed::halves, mg_rows, &ops::gesv, &ops::getrf, &ops::getrs>,
                                           bind<timed::halves, mg_rows, &ops::posv, &ops::potrf, &ops::potrs>>(
-                                      mgpu_rows_desc, nullptr, {axis("gpus", usable), axis("tile", mgpu.tiles)}));
+                                      mgpu_rows_desc, nullptr, {axis("gpus", usable), axis("tile", mgpu.tiles)}, made));
   for (auto g : gpus)
     if (g > present)
       out.notes.push_back("MGPU rows with gpus:" + std::to_string(g) + " not registered: " + std::to_string(present) +
                           " CUDA device(s) present");
   return out;
 }
-
-void release() { contexts().clear(); }
 
 }  // namespace solvebench::bench::mgpu

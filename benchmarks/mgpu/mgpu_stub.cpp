@@ -3,12 +3,10 @@
 
 namespace solvebench::bench::mgpu {
 
-registration register_rows(const common_options&, const mgpu_options& mgpu) {
+registration register_rows(session&, const common_options&, const mgpu_options& mgpu) {
   registration out;
   if (!mgpu.sizes.empty()) out.notes.push_back("MGPU rows not registered: this build has no CUDA backend");
   return out;
 }
-
-void release() {}
 
 }  // namespace solvebench::bench::mgpu

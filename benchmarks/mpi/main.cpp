@@ -90,13 +90,13 @@ int run(const sp::mpi_session& session, int argc, char** argv) {
   p.agree = first_problem;
   p.from_root = from_rank0;
   p.check_gb_flags = bench::mpi::check_gb_flags;
-  p.register_rows = [&] {
+  p.register_rows = [&](bench::session& run) {
     // One BLAS thread per rank by default: P ranks on P cores, none oversubscribed.
     solvebench::lapack::set_blas_threads(mpi.blas_threads);
     grid.emplace(MPI_COMM_WORLD);
-    bench::mpi::register_rows(common, mpi, *grid);
+    bench::mpi::register_rows(run, common, mpi, *grid);
   };
-  p.add_context = [&] { add_context(common, mpi, *grid); };
+  p.add_context = [&](const bench::session&) { add_context(common, mpi, *grid); };
   p.release = [&] { grid.reset(); };
   return bench::run_program(p, argc, argv);
 }

@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "core/harness.hpp"
+#include "core/session.hpp"
 #include "core/sweep.hpp"
 #include "solvebench/errors.hpp"
 
@@ -149,10 +150,10 @@ constexpr backend_desc mpi{"MPI", "cpu", "resident", "driver", "scalapack"};
 
 }  // namespace
 
-void register_rows(const common_options& opt, const options& mpi_opt, const sp::process_grid& grid) {
+void register_rows(session& run, const common_options& opt, const options& mpi_opt, const sp::process_grid& grid) {
   const sweep_space space{opt.precisions, opt.sizes_or_default(), opt.nrhs, opt.kind, opt.seed, nullptr};
   register_sweep<real_precisions>(
-      space,
+      run, space,
       declare<bind<timed::driver, lu_rows, &ops::gesv>, bind<timed::driver, cholesky_rows, &ops::posv>>(
           mpi, nullptr, {axis("ranks", std::vector<int>{grid.ranks()}), axis("nb", mpi_opt.nb)}, std::cref(grid)));
 }

@@ -2,12 +2,13 @@
 #pragma once
 
 #include "core/options.hpp"
+#include "core/session.hpp"
 #include "mpi/mpi_options.hpp"
 #include "solvebench/scalapack.hpp"
 
 namespace solvebench::bench::mpi {
 
 // `grid` must outlive the benchmark run (the rows keep a reference to it).
-void register_rows(const common_options& opt, const options& mpi, const scalapack::process_grid& grid);
+void register_rows(session& run, const common_options& opt, const options& mpi, const scalapack::process_grid& grid);
 
 }  // namespace solvebench::bench::mpi
