@@ -27,7 +27,7 @@ inline row_record row(const std::string& name, std::vector<double> times_ms,
 
 inline row_record rated(const std::string& name, double ms, double gflops) {
   auto r = row(name, {ms, ms, ms}, {{"GFLOP/s", {gflops, gflops, gflops}}});
-  if (r.id.device == "cpu") r.counters["cpu_other_busy"] = {0.02, 0.01, 0.03};
+  if (r.id.device == row_device::cpu) r.counters["cpu_other_busy"] = {0.02, 0.01, 0.03};
   return r;
 }
 

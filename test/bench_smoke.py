@@ -27,7 +27,7 @@ import subprocess
 import sys
 
 import smoke_lib as sb
-from smoke_lib import (BLAS_VENDOR, CONTEXT_KEYS, OPS_NO_RHS, OPS_RHS, THRESHOLD, WIDTH, fail, load_rows_log,
+from smoke_lib import (BLAS_VENDOR, CONTEXT_KEYS, THRESHOLD, WIDTH, dense_operations, fail, load_rows_log,
                        no_build_paths, require_gpu, run, usage_error)
 
 
@@ -44,10 +44,11 @@ def case_run(exe, work):
     reps = sb.repetitions(doc)
     names = {name: rounds[-1] for name, rounds in reps.items()}
     expected = []
+    ops_rhs, ops_no_rhs = dense_operations(out)  # the checks' table of operations, from the run's sidecar
     for prec in "ds":
-        for op in OPS_RHS:
+        for op in ops_rhs:
             expected += ["CPU/%s%s/n:%d/nrhs:%d/manual_time" % (prec, op, n, k) for n in sizes for k in (1, 2)]
-        for op in OPS_NO_RHS:
+        for op in ops_no_rhs:
             expected += ["CPU/%s%s/n:%d/manual_time" % (prec, op, n) for n in sizes]
     missing = [e for e in expected if e not in names]
     if missing:

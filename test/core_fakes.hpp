@@ -46,7 +46,8 @@ class adapter {
   std::string mode_;
 };
 
-inline constexpr sb::backend_desc desc{"FAKE", "cpu", "resident", "halves", "fakelib"};
+inline constexpr sb::backend_desc desc{
+    "FAKE", sb::row_role::reference, sb::row_device::cpu, sb::row_placement::resident, sb::row_path::halves, "fakelib"};
 
 // As the GPU rows' backend: once a row left it broken, its later rows are deferred.
 class fault_backend final : public sb::row_backend {

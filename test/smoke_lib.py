@@ -9,8 +9,6 @@ import sys
 import time
 
 THRESHOLD = 16.0
-OPS_RHS = ["gesv", "posv", "getrs", "potrs"]
-OPS_NO_RHS = ["getrf", "potrf", "gemm"]
 # The vendor this build was configured for (BLA_VENDOR, via CMake); "" where it named none.
 BLAS_VENDOR = os.environ.get("SB_BLAS_VENDOR", "")
 CONTEXT_KEYS = ["blas_vendor", "blas_version", "blas_config", "blas_core", "blas_threads", "blas_library",
@@ -37,6 +35,18 @@ def run(exe, args, env=None, timeout=300, **kw):
                        timeout=timeout, **kw)
     print("$", " ".join("%s=%s" % kv for kv in (env or {}).items()), exe, " ".join(args), "->", p.returncode)
     return p
+
+
+def dense_operations(results_path):
+    """(with right-hand sides, without): the dense operations of the checks' table, as the run's
+    verdict sidecar (X.verdict.json) publishes it, in the table's order."""
+    stem = re.sub(r"(\.rows\.jsonl|\.json)$", "", results_path)
+    with open(stem + ".verdict.json") as f:
+        ops = json.load(f)["verdict"]["operations"]
+    dense = [o for o in ops.values() if not o["batched"]]
+    if not dense:
+        fail("%s.verdict.json lists no operations" % stem)
+    return [o["op"] for o in dense if o["has_rhs"]], [o["op"] for o in dense if not o["has_rhs"]]
 
 
 def load_rows_log(path, killed=False):

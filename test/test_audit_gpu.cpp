@@ -47,7 +47,7 @@ TEST(AuditGpuThrottled, SilentAtFullClockWithNoCappedTime) {
   expect_silent_on_clean_run("gpu_throttled");
   auto run = clean_run();
   for (auto& r : run.rows)
-    if (r.id.device == "gpu") r.counters["throttle_end"] = {0x4, 0x4, 0x4};
+    if (r.id.device == bench::row_device::gpu) r.counters["throttle_end"] = {0x4, 0x4, 0x4};
   EXPECT_TRUE(findings_of(bench::run_audit(run), "gpu_throttled").empty());
 }
 
@@ -78,7 +78,7 @@ TEST(AuditGpuThrottled, CappedTimeWithinOneCounterStepIsNotAFinding) {
 TEST(AuditGpuThrottled, ALoopShorterThanTheCounterStepIsNotJudged) {
   auto run = clean_run();
   for (auto& r : run.rows)
-    if (r.id.device == "gpu") {
+    if (r.id.device == bench::row_device::gpu) {
       r.counters["loop_ms"] = {60, 60, 60};
       r.times_ms = {5, 5, 5};
       r.counters["capped_power_ms"] = {60, 60, 60};

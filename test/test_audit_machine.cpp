@@ -61,7 +61,7 @@ TEST(AuditThreadEnv, SilentWithoutCpuRowsAndOnACleanRun) {
   auto run = clean_run();
   run.context["thread_env"] = "OPENBLAS_NUM_THREADS=1";
   run.rows.erase(std::remove_if(run.rows.begin(), run.rows.end(),
-                                [](const bench::row_record& r) { return r.id.device == "cpu"; }),
+                                [](const bench::row_record& r) { return r.id.device == bench::row_device::cpu; }),
                  run.rows.end());
   EXPECT_TRUE(findings_of(bench::run_audit(run), "thread_env").empty());
 }

@@ -9,7 +9,7 @@ runs' own medians.
 """
 import math
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Tuple
 
 import sbjson
@@ -21,22 +21,22 @@ PRECISIONS = {"d": ("-", "fp64 (d)"), "s": ("--", "fp32 (s)"), "z": (":", "compl
               "c": ("-.", "complex fp32 (c)")}
 MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
 # The id fields a line is drawn along or named by; every other field is an axis of the row.
-CORE_FIELDS = ("backend", "device", "placement", "path", "library", "op", "precision", "factor", "n")
+CORE_FIELDS = ("backend", "role", "device", "placement", "path", "library", "op", "precision", "factor", "n")
 # Axes that change the problem solved: rows that differ in them are drawn in separate panels.
 PROBLEM_AXES = ("nrhs", "batch", "kind", "cond")
 MATRIX_AXES = ("kind", "cond")
 # Panels that show the GEMM ceiling: the operations built on GEMM (not batched ones: small n).
 CEILING_FAMILIES = ("dense solves", "factorizations", "mixed precision")
 FAMILIES = ["dense solves", "factorizations", "triangular solves", "GEMM", "batched solves", "mixed precision"]
-OPS_OF = {"gesv": "dense solves", "posv": "dense solves", "getrf": "factorizations", "potrf": "factorizations",
-          "getrs": "triangular solves", "potrs": "triangular solves", "gemm": "GEMM"}
 
 
 @dataclass
 class Item:
-    """A row as the figures and tables see it: the run's row and its id."""
+    """A row as the figures and tables see it: the run's row, its id, and the checks' table of
+    operations (the sidecars' "operations": what each op factors, solves or multiplies)."""
     row: sbjson.Row
     id: dict
+    operations: Dict[str, dict] = field(default_factory=dict)
 
     @property
     def n(self) -> int:
@@ -48,7 +48,12 @@ class Item:
             return "batched solves"
         if self.id.get("factor") or any(k in self.id for k in MATRIX_AXES):
             return "mixed precision"  # and the dgesv rows on the same matrices, its reference
-        return OPS_OF.get(self.id["op"], self.id["op"])
+        op = self.operations.get(self.id["op"]) or {}
+        if op.get("multiplies"):
+            return "GEMM"
+        if op.get("factors"):
+            return "dense solves" if op.get("solves") else "factorizations"
+        return "triangular solves" if op.get("solves") else self.id["op"]  # an op the table lacks: its own
 
     @property
     def op_label(self) -> str:

@@ -30,7 +30,7 @@ RUN_FIELDS = {
 }
 MAX_DEPTH = 32  # solve_bench writes 4 levels; deeper input is not ours (and would exhaust the stack)
 ID_TEXT = ("backend", "op", "precision")  # fields every row id has, with n (docs/tools.md)
-ID_OTHER_TEXT = ("device", "placement", "path", "library", "factor")
+ID_OTHER_TEXT = ("role", "device", "placement", "path", "library", "factor")
 
 
 class InputError(Exception):
@@ -292,8 +292,10 @@ class Row:
 
 
 def row_key_of(row_id: Optional[dict], name: str) -> str:
-    """A row's key: its id as sorted-key JSON, else its name without the timing suffix."""
-    return json.dumps(row_id, sort_keys=True) if row_id is not None else strip_timing_suffix(name)
+    """A row's key across files and runs (the tools' one): its id as sorted-key JSON less its role
+    (what a row is for, not which row: ids written before roles lack it), else its name."""
+    return json.dumps({k: v for k, v in row_id.items() if k != "role"}, sort_keys=True) \
+        if isinstance(row_id, dict) else strip_timing_suffix(name)
 
 
 def run_name(run: dict) -> str:
@@ -378,10 +380,6 @@ def sidecar_path(results_path: str, kind: str) -> str:
     return results_path + ".%s.json" % kind
 
 
-def audit_path(results_path: str) -> str:
-    return sidecar_path(results_path, "audit")
-
-
 # A small schema of what the tools read from the sidecars: a type, a list [spec], an object
 # {key: spec} (other keys allowed; "*": every value), Opt(spec) (absent or null), NUM (a number).
 class Opt:
@@ -392,13 +390,14 @@ class Opt:
 NUM = (int, float)
 OPT_NUM = Opt(NUM)
 CAVEAT = {"rule": str, "severity": str, "message": Opt(str), "rows": Opt([str])}  # message: before issue 31
-POINT = {"n": int, "cpu_ms": OPT_NUM, "gpu_ms": OPT_NUM, "speedup": OPT_NUM, "noise_pct": OPT_NUM}
+POINT = {"n": int, "cpu_ms": OPT_NUM, "gpu_ms": OPT_NUM, "speedup": OPT_NUM, "noise_pct": OPT_NUM,
+         "cpu_row": Opt(str), "gpu_row": Opt(str)}
 CROSSOVER = {"kind": str, "n": Opt(int), "interpolated": Opt(bool), "between": Opt([int]), "gpu_wins_at": Opt([int])}
 METHOD = {"row": str, "op": str, "refine": Opt(str), "ms": OPT_NUM, "speedup": OPT_NUM, "accurate": bool,
           "why_not": Opt(str), "niters": OPT_NUM, "outer_iters": OPT_NUM, "fell_back": OPT_NUM}
 VERDICT = {
     "has_gpu_rows": Opt(bool),
-    "solves": [{"op": str, "nrhs": Opt(int), "cpu_best": Opt([{"n": int, "ms": OPT_NUM, "path": str}]),
+    "solves": [{"op": str, "nrhs": Opt(int), "cpu_best": Opt([{"n": int, "ms": OPT_NUM, "path": str, "library": Opt(str), "row": Opt(str)}]),
                 "forms": [{"backend": str, "placement": Opt(str), "points": [POINT], "crossover": Opt(CROSSOVER)}],
                 "caveats": Opt([CAVEAT])}],
     "batched": Opt([{"op": str, "batch": int, "points": [POINT], "caveats": Opt([CAVEAT])}]),
@@ -408,10 +407,11 @@ VERDICT = {
     "caveats": Opt([CAVEAT]),
     "lines": Opt([str]),
     "thresholds": Opt({"*": NUM}),
+    "operations": Opt({"*": {"op": str, "factors": bool, "solves": bool, "multiplies": bool, "has_rhs": bool}}),
 }
 FINDING = {"rule": str, "severity": str, "message": str, "cause": Opt(str), "rows": Opt([str]), "ids": Opt([{}])}
 AUDIT = {"clean": bool, "rules_checked": [str], "rows_checked": int, "findings": [FINDING],
-         "thresholds": Opt({"*": NUM})}
+         "thresholds": Opt({"*": NUM}), "operations": VERDICT["operations"]}
 
 
 def _check(value, spec, where: str) -> None:
@@ -489,7 +489,7 @@ def parse_audit(path: str, body: dict) -> Audit:
 
 def load_audit(results_path: str) -> Optional[Audit]:
     """The audit beside a results file (X.audit.json); None when there is none."""
-    path = audit_path(results_path)
+    path = sidecar_path(results_path, "audit")
     body = load_sidecar(path, "audit")
     return None if body is None else parse_audit(path, body)
 

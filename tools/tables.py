@@ -23,12 +23,6 @@ def sig(x: Optional[float], digits: int = 3) -> str:
     return "%.*f" % (decimals, x)
 
 
-def solve_row(backend: str, op: str, n: int, nrhs: Optional[int] = None, batch: Optional[int] = None) -> str:
-    """The name of the row behind a verdict point (names are written from ids the same way)."""
-    return "%s/%s/n:%d%s%s" % (backend, op, n, "/nrhs:%d" % nrhs if nrhs is not None else "",
-                               "/batch:%d" % batch if batch is not None else "")
-
-
 def crossover_text(cross: Optional[dict]) -> str:
     """The verdict's crossover in words (kind: gpu_always, cpu_always, crossing, mixed)."""
     if not cross:
@@ -67,11 +61,12 @@ def verdict_markdown(verdict: dict, marks: Marks) -> List[str]:
         by_form = [{p["n"]: p for p in f["points"]} for f in forms]
         for n in sorted(set(best) | {n for pts in by_form for n in pts}):
             cpu = best.get(n)
-            cpu_row = solve_row(cpu["path"], s["op"], n, nrhs) if cpu else None
-            cells = [str(n), "%s (%s)%s" % (sig(cpu.get("ms")), cpu["path"], marks(cpu_row)) if cpu else "–"]
+            cpu_row = cpu.get("row") if cpu else None  # row names as the verdict gives them
+            path = cpu and (cpu["path"] + (", " + cpu["library"] if cpu.get("runner_up_library") else ""))
+            cells = [str(n), "%s (%s)%s" % (sig(cpu.get("ms")), path, marks(cpu_row)) if cpu else "–"]
             for f, pts in zip(forms, by_form):
                 p = pts.get(n)
-                gpu_row = solve_row(f["backend"], s["op"], n, nrhs)
+                gpu_row = p.get("gpu_row") if p else None
                 cells += ["–", "–"] if not p else [
                     sig(p.get("gpu_ms")) + marks(gpu_row), "%s×%s" % (sig(p.get("speedup")), marks(gpu_row, cpu_row))]
             out.append("| " + " | ".join(cells) + " |")
@@ -81,7 +76,7 @@ def verdict_markdown(verdict: dict, marks: Marks) -> List[str]:
         out += ["### %s (batch %d)" % (b["op"], b["batch"]), "", "| n | CPU ms | GPU ms | GPU × |",
                 "| ---: | ---: | ---: | ---: |"]
         for p in b["points"]:
-            cpu_row, gpu_row = (solve_row(side, b["op"], p["n"], batch=b["batch"]) for side in ("CPU", "GPU"))
+            cpu_row, gpu_row = p.get("cpu_row"), p.get("gpu_row")
             out.append("| %d | %s%s | %s%s | %s×%s |" % (p["n"], sig(p.get("cpu_ms")), marks(cpu_row),
                                                       sig(p.get("gpu_ms")), marks(gpu_row),
                                                       sig(p.get("speedup")), marks(gpu_row, cpu_row)))

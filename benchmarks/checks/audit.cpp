@@ -13,19 +13,32 @@
 namespace solvebench::bench {
 namespace audit_detail {
 
-std::optional<double> rule_input::number(const std::string& key) const {
-  const std::string s = context(key);
+namespace {
+std::optional<double> number_in(const std::string& s) {
   if (s.empty()) return std::nullopt;
   char* end = nullptr;
   const double v = std::strtod(s.c_str(), &end);
   if (end == s.c_str() || !std::isfinite(v)) return std::nullopt;
   return v;
 }
+}  // namespace
+
+std::optional<double> rule_input::number(const std::string& key) const { return number_in(context(key)); }
+
+std::string rule_input::fact(const row_record& r, const std::string& key) const {
+  const auto it = r.facts.find(key);
+  return it != r.facts.end() && !it->second.empty() ? it->second : context(key);
+}
+
+std::optional<double> rule_input::fact_number(const row_record& r, const std::string& key) const {
+  if (const auto c = r.counter(key)) return c;  // a number the row carries is one of its counters
+  return number_in(fact(r, key));
+}
 
 std::vector<const row_record*> rule_input::cpu_rows() const {
   std::vector<const row_record*> out;
   for (const auto* r : rows)
-    if (r->id.device == "cpu") out.push_back(r);
+    if (r->id.device == row_device::cpu) out.push_back(r);
   return out;
 }
 
@@ -71,9 +84,12 @@ std::string row_list(const std::vector<row_id>& rows, std::size_t shown) {
 
 std::string known_driver_cause(const std::string& vendor, const std::string& version, char precision, long long n,
                                long long nrhs) {
-  std::string v = vendor;
-  for (auto& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (v.find("openblas") == std::string::npos) return "";
+  const auto lower = [](std::string s) {
+    for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+  };
+  const char* const affected = "OpenBLAS";  // the vendor the known cause is about, as its facts name it
+  if (lower(vendor).find(lower(affected)) == std::string::npos) return "";
   int major = 0, minor = 0, patch = 0;
   if (std::sscanf(version.c_str(), "%d.%d.%d", &major, &minor, &patch) != 3) return "";
   const auto ver = std::make_tuple(major, minor, patch);

@@ -60,7 +60,7 @@ std::optional<std::string> gpu_throttled(const rule_input& in, std::vector<findi
   bool any_gpu = false, any_capped_counter = false, judged_any = false;
   std::size_t unjudged = 0;
   for (const auto* r : in.rows) {
-    if (r->id.device != "gpu") continue;
+    if (r->id.device != row_device::gpu) continue;
     any_gpu = true;
     const bool has_capped = r->counter("capped_power_ms") || r->counter("capped_thermal_ms");
     any_capped_counter = any_capped_counter || has_capped;

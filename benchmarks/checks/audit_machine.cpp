@@ -4,9 +4,11 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <map>
 #include <sstream>
 
 #include "checks/audit_rules.hpp"
+#include "checks/operation.hpp"
 #include "checks/text.hpp"
 #include "checks/thresholds.hpp"
 #include "solvebench/cpu_facts.hpp"
@@ -33,21 +35,23 @@ std::string core_for(const std::string& isa) {
 std::vector<const row_record*> threaded_cpu_rows(const rule_input& in) {
   std::vector<const row_record*> out;
   for (const auto* r : in.cpu_rows())
-    if (!r->id.axis("ranks")) out.push_back(r);
+    if (r->id.role != row_role::spread) out.push_back(r);
   return out;
 }
 
 std::string rows_phrase(std::size_t n) { return count(n, "CPU row"); }
 
-// "The BLAS runs Prescott (sse3) kernels on a CPU with avx512f": empty when they fit.
-std::string kernel_mismatch(const rule_input& in) {
-  const std::string core = in.context("blas_core"), core_isa = in.context("blas_core_isa");
+// "The BLAS runs Prescott (sse3) kernels on a CPU with avx512f": empty when they fit. The BLAS of
+// row `r` (its own facts, else the run's), or the run's when there is no row.
+std::string kernel_mismatch(const rule_input& in, const row_record* r = nullptr) {
+  const auto fact = [&](const char* key) { return r ? in.fact(*r, key) : in.context(key); };
+  const std::string core = fact("blas_core"), core_isa = fact("blas_core_isa");
   const std::string cpu_isa = in.context("cpu_vector_isa");
   const int fma_bits = static_cast<int>(in.number("cpu_fma_unit_bits").value_or(0));
   if (cpu::compare_kernel_isa(core_isa, cpu_isa, fma_bits) != cpu::kernel_fit::narrower) return "";
-  const std::string vendor = in.context("blas_vendor").empty() ? "the BLAS" : in.context("blas_vendor");
+  const std::string vendor = fact("blas_vendor").empty() ? "the BLAS" : fact("blas_vendor");
   std::string out = vendor + " runs its " + core + " (" + core_isa + ") kernels on a CPU with " + cpu_isa;
-  const std::string override_var = in.context("blas_core_override");
+  const std::string override_var = fact("blas_core_override");
   if (!override_var.empty()) return out + ", as " + override_var + " in the environment asks";
   const std::string better = core_for(cpu_isa);
   return out + ": it does not know this CPU (" + in.context("cpu_model") +
@@ -58,15 +62,26 @@ std::string kernel_mismatch(const rule_input& in) {
 std::optional<std::string> blas_threads(const rule_input& in, std::vector<finding>& out) {
   const auto rows = threaded_cpu_rows(in);
   if (rows.empty()) return std::nullopt;
-  const auto threads = in.number("blas_threads"), cores = in.number("cores_available");
-  if (!threads || !cores) return std::string("blas_threads or cores_available is missing from the context");
-  if (*threads < *cores)
+  const auto cores = in.number("cores_available");
+  // Each library's rows by its own thread count (a run of several CPU libraries has one each).
+  std::map<std::pair<std::string, double>, std::size_t> rows_of;  // (vendor, threads) -> rows
+  for (const auto* r : rows) {
+    const auto threads = in.fact_number(*r, "blas_threads");
+    if (!threads || !cores) return std::string("blas_threads or cores_available is missing from the context");
+    ++rows_of[{in.fact(*r, "blas_vendor"), *threads}];
+  }
+  const bool several = rows_of.size() > 1;
+  for (const auto& [key, n] : rows_of) {
+    const auto& [vendor, threads] = key;
+    if (threads >= *cores) continue;
+    const std::string who = several && !vendor.empty() ? vendor : "The BLAS";
     out.push_back({"blas_threads",
                    severity_warning,
                    {},
-                   "The BLAS runs " + whole(*threads) + " thread" + (*threads == 1 ? "" : "s") + " but " +
-                       whole(*cores) + " cores are available to this process: the " + rows_phrase(rows.size()) +
+                   who + " runs " + whole(threads) + " thread" + (threads == 1 ? "" : "s") + " but " + whole(*cores) +
+                       " cores are available to this process: the " + rows_phrase(n) + (several ? " it timed" : "") +
                        " measure part of the machine."});
+  }
   return std::nullopt;
 }
 
@@ -149,11 +164,11 @@ std::optional<std::string> gbench_debug_build(const rule_input& in, std::vector<
 
 // The fastest GEMM of a device and precision at its largest measured n (at least 1024:
 // smaller ones cannot approach any peak).
-const row_record* largest_gemm(const rule_input& in, const std::string& device, char precision) {
+const row_record* largest_gemm(const rule_input& in, row_device device, char precision) {
   const row_record* best = nullptr;
   for (const auto* r : in.rows)
-    if (r->id.op == "gemm" && r->id.device == device && r->id.precision == precision && r->id.n >= 1024 &&
-        !r->id.axis("ranks") && !r->id.axis("gpus") && r->counter("GFLOP/s") && (!best || r->id.n > best->id.n))
+    if (r->id.op == ops::gemm.name && r->id.device == device && r->id.precision == precision && r->id.n >= 1024 &&
+        r->id.role != row_role::spread && r->counter("GFLOP/s") && (!best || r->id.n > best->id.n))
       best = r;
   return best;
 }
@@ -161,9 +176,10 @@ const row_record* largest_gemm(const rule_input& in, const std::string& device, 
 std::optional<std::string> below_machine_peak(const rule_input& in, std::vector<finding>& out) {
   std::vector<std::string> unknown;
   bool any = false;
-  for (const std::string device : {"cpu", "gpu"})
+  for (const row_device on : {row_device::cpu, row_device::gpu})
     for (const char precision : {'d', 's'}) {
-      const row_record* g = largest_gemm(in, device, precision);
+      const row_record* g = largest_gemm(in, on, precision);
+      const std::string device = text_of(on);
       if (!g) continue;
       any = true;
       const std::string key = device + "_peak_" + (precision == 'd' ? "fp64" : "fp32") + "_GFLOPs";
@@ -174,13 +190,13 @@ std::optional<std::string> below_machine_peak(const rule_input& in, std::vector<
       }
       const double rate = *g->counter("GFLOP/s"), share = rate / *peak;
       const std::string head = g->name + " reaches " + sig3(rate) + " GFLOP/s, " + percent(share) + " of this " +
-                               (device == "cpu" ? "CPU" : "GPU") + "'s theoretical " + sig3(*peak) + " GFLOP/s (" +
+                               device_name(on) + "'s theoretical " + sig3(*peak) + " GFLOP/s (" +
                                in.context(device + "_peak_basis") + ")";
       if (share >= limits::peak_fraction) continue;
       std::vector<std::string> causes;
-      if (device == "cpu") {
-        if (const std::string m = kernel_mismatch(in); !m.empty()) causes.push_back(m);
-        const auto threads = in.number("blas_threads"), cores = in.number("cores_available");
+      if (on == row_device::cpu) {
+        if (const std::string m = kernel_mismatch(in, g); !m.empty()) causes.push_back(m);
+        const auto threads = in.fact_number(*g, "blas_threads"), cores = in.number("cores_available");
         if (threads && cores && *threads < *cores)
           causes.push_back("the BLAS runs " + whole(*threads) + " threads on " + whole(*cores) + " cores");
         // Like for like: a GEMM that had fewer cores than its threads is held to the peak of
@@ -207,7 +223,7 @@ std::optional<std::string> below_machine_peak(const rule_input& in, std::vector<
       out.push_back({"below_machine_peak",
                      severity_warning,
                      {g->id},
-                     head + ": every " + (device == "cpu" ? "CPU" : "GPU") +
+                     head + ": every " + device_name(on) +
                          " row of the run is slower than the "
                          "machine can be, and any speedup against it is inflated." +
                          why});

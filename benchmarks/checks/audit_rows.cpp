@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "checks/audit_rules.hpp"
+#include "checks/operation.hpp"
 #include "checks/text.hpp"
 #include "checks/thresholds.hpp"
 
@@ -38,22 +39,22 @@ std::string cores_text(std::initializer_list<const row_record*> rows) {
 
 bool plain_solve(const row_id& id) { return !id.mixed() && !id.batched(); }
 
-// ?gesv (one-call driver, or the halves timed back to back) against ?getrf + ?getrs timed apart
-// on the same library and device; ?posv against ?potrf + ?potrs.
+// A driver (?gesv: one library call, or its halves timed back to back) against its halves
+// (operation.hpp: ?getrf + ?getrs) timed apart on the same library and device.
 std::optional<std::string> driver_vs_halves(const rule_input& in, std::vector<finding>& out) {
   for (const auto* d : in.rows) {
     const row_id& id = d->id;
-    if (!plain_solve(id) || (id.op != "gesv" && id.op != "posv") || !id.nrhs) continue;
-    const bool lu = id.op == "gesv";
-    const auto twin = [&](const char* op, bool with_rhs) {
+    const operation* op = find_operation(id.op);
+    if (!plain_solve(id) || !op || !op->is_driver() || !id.nrhs) continue;
+    const auto twin = [&](const operation* half, bool with_rhs) {
       return in.find([&](const row_id& h) {
-        return h.path == "halves" && h.library == id.library && h.device == id.device && h.placement == id.placement &&
-               h.op == op && h.precision == id.precision && !h.mixed() && h.n == id.n &&
-               (!with_rhs || h.nrhs == id.nrhs) && other_axes(h) == other_axes(id);
+        return h.path == row_path::halves && h.library == id.library && h.device == id.device &&
+               h.placement == id.placement && h.op == half->name && h.precision == id.precision && !h.mixed() &&
+               h.n == id.n && (!with_rhs || h.nrhs == id.nrhs) && other_axes(h) == other_axes(id);
       });
     };
-    const auto* f = twin(lu ? "getrf" : "potrf", false);
-    const auto* s = twin(lu ? "getrs" : "potrs", true);
+    const auto* f = twin(op->factor_half, false);
+    const auto* s = twin(op->solve_half, true);
     if (!f || !s) continue;
     const double dm = d->median_ms(), fm = f->median_ms(), sm = s->median_ms(), halves = fm + sm;
     if (!(dm > limits::driver_vs_halves * halves)) continue;
@@ -82,16 +83,20 @@ std::optional<std::string> driver_vs_halves(const rule_input& in, std::vector<fi
     }
     std::string msg = what, cause;
     if (const std::string cores = short_of_threads(in, *d); !cores.empty() && short_of_threads(in, *f).empty())
-      msg += " It " + cores.substr(0, cores.find(" (")) + " where its halves had theirs: the library ran it on fewer "
-             "threads." + cores_text({d, f, s});
-    if (id.device == "cpu") {
-      const std::string vendor = in.context("blas_vendor"), version = in.context("blas_version");
+      msg += " It " + cores.substr(0, cores.find(" (")) +
+             " where its halves had theirs: the library ran it on fewer "
+             "threads." +
+             cores_text({d, f, s});
+    if (id.device == row_device::cpu) {
+      const std::string vendor = in.fact(*d, "blas_vendor"), version = in.fact(*d, "blas_version");
       msg += " Library: " + (vendor.empty() ? std::string("unknown BLAS") : vendor) +
              (version.empty() ? std::string(" (version unknown)") : " " + version) + ".";
       // The library's driver can only be the cause where the row calls it; CPU/?gesv calls
       // the two halves itself, back to back.
-      const bool calls_driver = id.path == "driver";
-      cause = lu && calls_driver ? known_driver_cause(vendor, version, id.precision, id.n, *id.nrhs) : "";
+      const bool calls_driver = id.path == row_path::driver;
+      cause = op->family == factorization::lu && calls_driver
+                  ? known_driver_cause(vendor, version, id.precision, id.n, *id.nrhs)
+                  : "";
       msg += !calls_driver   ? " This row calls the two halves itself, back to back, so the library's driver is not "
                                "the cause: the gap is between timing them together and apart."
              : cause.empty() ? " No known cause for this library and size."
@@ -106,12 +111,12 @@ std::optional<std::string> driver_vs_halves(const rule_input& in, std::vector<fi
 std::optional<std::string> faster_than_gemm(const rule_input& in, std::vector<finding>& out) {
   for (const auto* r : in.rows) {
     const row_id& id = r->id;
-    if (!plain_solve(id) || id.op == "gemm") continue;
+    if (!plain_solve(id) || id.op == ops::gemm.name) continue;
     const auto rate = r->counter("GFLOP/s");
     if (!rate) continue;
     const auto* g = in.find([&](const row_id& c) {
-      return c.op == "gemm" && c.device == id.device && c.placement == "resident" && c.precision == id.precision &&
-             c.n == id.n && other_axes(c, "kind") == other_axes(id, "kind");
+      return c.op == ops::gemm.name && c.device == id.device && c.placement == row_placement::resident &&
+             c.precision == id.precision && c.n == id.n && other_axes(c, "kind") == other_axes(id, "kind");
     });
     const auto gemm_rate = g ? g->counter("GFLOP/s") : std::nullopt;
     if (!gemm_rate || !(*rate > limits::gemm_tolerance * *gemm_rate)) continue;
@@ -174,11 +179,11 @@ std::optional<std::string> transfer_faster_than_bus(const rule_input& in, std::v
 std::optional<std::string> transfer_faster_than_resident(const rule_input& in, std::vector<finding>& out) {
   for (const auto* r : in.rows) {
     const row_id& id = r->id;
-    if (id.placement == "resident") continue;
+    if (id.placement == row_placement::resident) continue;
     const auto* twin = in.find([&](const row_id& c) {
-      return c.placement == "resident" && c.device == id.device && c.library == id.library && c.path == id.path &&
-             c.op == id.op && c.precision == id.precision && c.factor == id.factor && c.n == id.n &&
-             c.nrhs == id.nrhs && other_axes(c) == other_axes(id);
+      return c.placement == row_placement::resident && c.device == id.device && c.library == id.library &&
+             c.path == id.path && c.op == id.op && c.precision == id.precision && c.factor == id.factor &&
+             c.n == id.n && c.nrhs == id.nrhs && other_axes(c) == other_axes(id);
     });
     if (!twin) continue;
     const double tm = r->median_ms(), rm = twin->median_ms();
@@ -235,8 +240,9 @@ std::optional<std::string> noisy_row(const rule_input& in, std::vector<finding>&
 }  // namespace
 
 std::string short_of_threads(const rule_input& in, const row_record& r) {
-  const auto threads = in.number("blas_threads"), cores = r.counter("cpu_self_busy");
-  if (r.id.device != "cpu" || r.id.axis("ranks") || !threads || !cores || !(*threads > 1)) return "";
+  const auto threads = in.fact_number(r, "blas_threads"), cores = r.counter("cpu_self_busy");
+  if (r.id.device != row_device::cpu || r.id.role == row_role::spread || !threads || !cores || !(*threads > 1))
+    return "";
   if (*cores >= *threads / limits::cores_ratio) return "";
   return "ran " + whole(*threads) + " BLAS threads on " + sig3(*cores) +
          " cores (its CPU time over its loop's wall time)";

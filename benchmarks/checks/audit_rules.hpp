@@ -16,6 +16,10 @@ struct rule_input {
 
   std::string context(const std::string& key) const { return run.context_value(key); }
   std::optional<double> number(const std::string& key) const;
+  // A fact about the library that timed a row (blas_vendor, blas_version, blas_threads ...): the
+  // row's own, as a run of several CPU libraries writes it in each row, else the run's context.
+  std::string fact(const row_record& r, const std::string& key) const;
+  std::optional<double> fact_number(const row_record& r, const std::string& key) const;
   // Rows whose arithmetic ran on the host's cores (CPU, CPU-driver, MPI ...).
   std::vector<const row_record*> cpu_rows() const;
   // The finished row whose id satisfies `match`.

@@ -55,7 +55,8 @@ const std::set<std::string> run_fields = {"name",
                                           "op",
                                           "precision",
                                           "factor",
-                                          "library"};
+                                          "library",
+                                          "role"};
 
 double ms_per_unit(const std::string& unit) {
   if (unit == "ns") return 1e-6;
@@ -234,9 +235,13 @@ void read_named_run(run_summary& run, const json& r, const std::string& name, st
     }
   }
   std::map<std::string, double> counters;
-  for (const auto& [key, value] : r.items())
-    if (!run_fields.count(key) && value.is_number()) counters[key] = value.get<double>();
-  add_repetition(run, id, ms, samples, counters);
+  std::map<std::string, std::string> facts;  // text beside the counters: the row's library facts
+  for (const auto& [key, value] : r.items()) {
+    if (run_fields.count(key)) continue;
+    if (value.is_number()) counters[key] = value.get<double>();
+    else if (value.is_string()) facts[key] = value.get<std::string>();
+  }
+  add_repetition(run, id, ms, samples, counters, facts);
 }
 
 void read_run(run_summary& run, const json& r, std::vector<const json*>& aggregates) {

@@ -211,8 +211,9 @@ row_record& row_for(run_summary& run, const row_id& id) {
 }  // namespace
 
 void add_repetition(run_summary& run, const row_id& id, double time_ms, const std::vector<double>& samples_ms,
-                    const std::map<std::string, double>& counters) {
+                    const std::map<std::string, double>& counters, const std::map<std::string, std::string>& facts) {
   row_record& r = row_for(run, id);
+  r.facts.insert(facts.begin(), facts.end());
   r.times_ms.push_back(time_ms);
   const auto process = counters.find("process");
   r.process_of.push_back(run.segment * processes_per_segment +

@@ -56,8 +56,9 @@ struct row_record {
   std::vector<double> samples_ms;                       // every timed call of every repetition
   std::vector<int> process_of;                          // per repetition: the process that made it (see add_repetition)
   std::map<std::string, std::vector<double>> counters;  // one value per repetition
-  std::string error;                                    // non-empty: the row failed or was skipped
-  bool skipped = false;                                 // the error is a refusal (memory, a limit), not a failure
+  std::map<std::string, std::string> facts;  // text the row's entries carry (its library's blas_vendor ...): the first
+  std::string error;                         // non-empty: the row failed or was skipped
+  bool skipped = false;                      // the error is a refusal (memory, a limit), not a failure
 
   bool ok() const { return error.empty() && !times_ms.empty(); }
   double median_ms() const { return median(times_ms); }
@@ -115,7 +116,8 @@ double rerun_noise_pct(const row_record& r);
 // "process" counter (solve_bench --processes numbers them), so that pooled files, and the
 // processes of one file, stay apart.
 void add_repetition(run_summary& run, const row_id& id, double time_ms, const std::vector<double>& samples_ms,
-                    const std::map<std::string, double>& counters);
+                    const std::map<std::string, double>& counters,
+                    const std::map<std::string, std::string>& facts = {});
 void add_failure(run_summary& run, const row_id& id, const std::string& error, bool skipped);
 
 }  // namespace solvebench::bench

@@ -5,6 +5,7 @@
 
 #include <map>
 
+#include "checks/operation.hpp"
 #include "checks/output.hpp"
 #include "checks/text.hpp"
 #include "checks/thresholds.hpp"
@@ -132,6 +133,19 @@ json thresholds_json() {
   return out;
 }
 
+json operations_json() {
+  json out = json::object();
+  for (const operation* op : ops::all) {
+    const std::string key = std::string(op->name) + (op->batched ? "_batched" : "");
+    json o = {{"op", op->name},         {"batched", op->batched},       {"factors", op->factors},
+              {"solves", op->solves},   {"multiplies", op->multiplies}, {"has_rhs", op->has_rhs()},
+              {"halves", json::array()}};
+    if (op->is_driver()) o["halves"] = {op->factor_half->name, op->solve_half->name};
+    out[key] = o;
+  }
+  return out;
+}
+
 json audit_json(const audit_report& report) {
   json findings = json::array();
   for (const auto& f : report.findings) {
@@ -153,8 +167,23 @@ json audit_json(const audit_report& report) {
   return {{"clean", report.clean()},           {"rules_checked", report.rules_checked},
           {"rules_skipped", skipped},          {"rows_checked", report.rows_checked},
           {"rows_failed", report.rows_failed}, {"findings", findings},
-          {"thresholds", thresholds_json()}};
+          {"thresholds", thresholds_json()},   {"operations", operations_json()}};
 }
+
+namespace {
+json cpu_best_json(const cpu_best_point& p) {
+  return {{"n", p.n},
+          {"ms", number(p.ms)},
+          {"path", p.path},
+          {"library", p.library},
+          {"row", p.row},
+          {"runner_up_library", optional_value(p.runner_up_library)},
+          {"runner_up_row", optional_value(p.runner_up_row)},
+          {"runner_up_ms", number(p.runner_up_ms)},
+          {"noise_pct", number(p.noise_pct)}};
+}
+
+}  // namespace
 
 json verdict_json(const run_verdict& v) {
   json machine = json::object();
@@ -162,7 +191,7 @@ json verdict_json(const run_verdict& v) {
   json solves = json::array();
   for (const auto& e : v.solves) {
     json cpu_best = json::array(), forms = json::array(), others = json::array();
-    for (const auto& p : e.cpu_best) cpu_best.push_back({{"n", p.n}, {"ms", number(p.ms)}, {"path", p.path}});
+    for (const auto& p : e.cpu_best) cpu_best.push_back(cpu_best_json(p));
     for (const auto& f : e.forms)
       forms.push_back({{"backend", f.backend},
                        {"placement", f.placement},
@@ -178,6 +207,7 @@ json verdict_json(const run_verdict& v) {
       largest = {{"n", e.largest->n},
                  {"cpu_ms", number(e.largest->cpu_ms)},
                  {"cpu_path", e.largest->cpu_path},
+                 {"cpu_library", e.largest->cpu_library},
                  {"gpu_ms", number(e.largest->gpu_ms)},
                  {"speedup", number(e.largest->speedup)},
                  {"noise_pct", number(e.largest->noise_pct)}};
@@ -199,6 +229,16 @@ json verdict_json(const run_verdict& v) {
                       {"energy", energy},
                       {"energy_missing", e.energy_missing},
                       {"caveats", caveats_json(e.caveats)}});
+  }
+  json cpu_libraries = json::array();
+  for (const auto& c : v.cpu_libraries) {
+    json points = json::array();
+    for (const auto& p : c.points) points.push_back(cpu_best_json(p));
+    cpu_libraries.push_back({{"op", c.op},
+                             {"nrhs", c.nrhs},
+                             {"libraries", c.libraries},
+                             {"points", points},
+                             {"caveats", caveats_json(c.caveats)}});
   }
   json fp64 = nullptr;
   if (v.fp64_fp32) {
@@ -268,13 +308,15 @@ json verdict_json(const run_verdict& v) {
           {"rows_passed", v.rows_passed},
           {"rows_failed", v.rows_failed},
           {"solves", solves},
+          {"cpu_libraries", cpu_libraries},
           {"fp64_fp32", fp64},
           {"mixed", mixed},
           {"mixed_map", map},
           {"batched", batched},
           {"caveats", caveats_json(v.caveats)},
           {"lines", v.lines},
-          {"thresholds", thresholds_json()}};
+          {"thresholds", thresholds_json()},
+          {"operations", operations_json()}};
 }
 
 check_files check_files_for(const std::string& base) {

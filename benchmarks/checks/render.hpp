@@ -28,6 +28,10 @@ nlohmann::ordered_json audit_json(const audit_report& report);
 nlohmann::ordered_json verdict_json(const run_verdict& v);
 // The limits the checks judged by (thresholds.hpp), for the tools to print beside their tables.
 nlohmann::ordered_json thresholds_json();
+// The operations rows time (operation.hpp), by the id's op (batched ones "gesv_batched"): what
+// each factors, solves or multiplies, whether it has right-hand sides, a driver's two halves.
+// In the sidecars beside "thresholds", so that the tools read the one table.
+nlohmann::ordered_json operations_json();
 
 // X.audit.json, X.verdict.json and X.verdict.md for the base path X, each written whole or not
 // at all; throws solvebench::error naming the file that could not be written.

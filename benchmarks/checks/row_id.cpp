@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "checks/operation.hpp"
+
 #include <algorithm>
 #include <charconv>
 #include <stdexcept>
@@ -12,11 +14,48 @@ namespace solvebench::bench {
 namespace {
 
 const char* const integer_axes[] = {"n", "nrhs", "batch", "gpus", "tile", "ranks", "nb"};
-const char* const id_fields[] = {"backend", "device",    "placement", "path", "library",
-                                 "op",      "precision", "factor",    "n",    "nrhs"};
+const char* const id_fields[] = {"backend", "role",      "device", "placement", "path", "library",
+                                 "op",      "precision", "factor", "n",         "nrhs"};
 const char* const timing_suffixes[] = {"manual_time", "real_time", "process_time"};  // Google Benchmark's, not axes
-const char* const plain_ops[] = {"gesv", "posv", "getrf", "getrs", "potrf", "potrs", "gemm"};
 constexpr const char* batched_suffix = "_batched";
+
+const char* const role_texts[] = {"reference", "candidate", "spread"};
+const char* const device_texts[] = {"cpu", "gpu"};
+const char* const placement_texts[] = {"resident", "pinned", "pageable"};
+const char* const path_texts[] = {"halves", "driver", "call", "batched", "loop"};
+
+// The backends of the versions that wrote names without ids, as those versions declared them:
+// what their names meant (a lookup of data, the only place a backend's name is read).
+struct legacy_backend {
+  const char* name;
+  row_role role;
+  row_device device;
+  row_placement placement;
+  row_path path;
+  const char* library;
+  const char* gemm_library;
+};
+const legacy_backend legacy_backends[] = {
+    {"CPU", row_role::reference, row_device::cpu, row_placement::resident, row_path::halves, "lapack", "blas"},
+    {"CPU-driver", row_role::reference, row_device::cpu, row_placement::resident, row_path::driver, "lapack", "blas"},
+    {"GPU", row_role::candidate, row_device::gpu, row_placement::resident, row_path::halves, "cusolver", "cublas"},
+    {"GPU-pinned", row_role::candidate, row_device::gpu, row_placement::pinned, row_path::halves, "cusolver", "cublas"},
+    {"GPU-pageable", row_role::candidate, row_device::gpu, row_placement::pageable, row_path::halves, "cusolver",
+     "cublas"},
+    {"GPU-loop", row_role::candidate, row_device::gpu, row_placement::resident, row_path::loop, "cusolver", "cublas"},
+    {"MGPU", row_role::spread, row_device::gpu, row_placement::resident, row_path::halves, "cusolverMg", "cublas"},
+    {"MPI", row_role::spread, row_device::cpu, row_placement::resident, row_path::driver, "scalapack", "blas"},
+};
+
+// The backend a legacy name's first element names: itself, else its family (before '-'), else the CPU's.
+const legacy_backend& legacy_of(const std::string& backend) {
+  for (const auto& b : legacy_backends)
+    if (backend == b.name) return b;
+  const std::string family = backend.substr(0, backend.find('-'));
+  for (const auto& b : legacy_backends)
+    if (family == b.name) return b;
+  return legacy_backends[0];
+}
 
 template <std::size_t size>
 bool one_of(const std::string& s, const char* const (&list)[size]) {
@@ -41,6 +80,12 @@ std::string text_of(const nlohmann::ordered_json& v) {
 }  // namespace
 
 bool integer_axis(const std::string& key) { return one_of(key, integer_axes); }
+
+const char* text_of(row_role v) { return role_texts[static_cast<int>(v)]; }
+const char* text_of(row_device v) { return device_texts[static_cast<int>(v)]; }
+const char* text_of(row_placement v) { return placement_texts[static_cast<int>(v)]; }
+const char* text_of(row_path v) { return path_texts[static_cast<int>(v)]; }
+const char* device_name(row_device v) { return v == row_device::cpu ? "CPU" : "GPU"; }
 
 std::string row_id::op_name() const {
   std::string out(1, precision);
@@ -71,7 +116,7 @@ std::optional<std::int64_t> row_id::int_axis(const std::string& key) const {
 }
 
 bool row_id::operator==(const row_id& o) const {
-  return backend == o.backend && device == o.device && placement == o.placement && path == o.path &&
+  return backend == o.backend && role == o.role && device == o.device && placement == o.placement && path == o.path &&
          library == o.library && op == o.op && precision == o.precision && factor == o.factor && n == o.n &&
          nrhs == o.nrhs && axes == o.axes;
 }
@@ -79,9 +124,10 @@ bool row_id::operator==(const row_id& o) const {
 nlohmann::ordered_json to_json(const row_id& id) {
   nlohmann::ordered_json j;
   j["backend"] = id.backend;
-  j["device"] = id.device;
-  j["placement"] = id.placement;
-  j["path"] = id.path;
+  j["role"] = text_of(id.role);
+  j["device"] = text_of(id.device);
+  j["placement"] = text_of(id.placement);
+  j["path"] = text_of(id.path);
   j["library"] = id.library;
   j["op"] = id.op;
   j["precision"] = std::string(1, id.precision);
@@ -116,11 +162,24 @@ row_id row_id_from_json(const nlohmann::ordered_json& j) {
       throw std::invalid_argument(std::string("the id's \"") + key + "\" is not a positive integer");
     return it->get<std::int64_t>();
   };
+  const auto field = [&](const char* key, const auto& texts) {
+    const std::string t = text(key);
+    for (std::size_t i = 0; i < std::size(texts); ++i)
+      if (t == texts[i]) return i;
+    std::string list;
+    for (const char* allowed : texts) list += (list.empty() ? "" : ", ") + std::string(allowed);
+    throw std::invalid_argument(std::string("the id's \"") + key + "\" is '" + t + "', not one of " + list);
+  };
   row_id id;
   id.backend = text("backend");
-  id.device = text("device");
-  id.placement = text("placement");
-  id.path = text("path");
+  id.device = static_cast<row_device>(field("device", device_texts));
+  id.placement = static_cast<row_placement>(field("placement", placement_texts));
+  id.path = static_cast<row_path>(field("path", path_texts));
+  // Ids written before roles: a row spread across devices or ranks has their axis; the others
+  // are the CPU's reference or an accelerator's candidate.
+  if (j.contains("role")) id.role = static_cast<row_role>(field("role", role_texts));
+  else if (j.contains("gpus") || j.contains("ranks")) id.role = row_role::spread;
+  else id.role = id.device == row_device::cpu ? row_role::reference : row_role::candidate;
   id.library = text("library");
   id.op = text("op");
   id.precision = letter("precision", "sdcz");
@@ -154,24 +213,23 @@ row_id legacy_row_id(const std::string& name) {
     throw std::invalid_argument("'" + name + "': '" + parts[1] + "' does not start with a precision letter");
   id.precision = op[0];
   op.erase(0, 1);
-  if (!one_of(op, plain_ops) && op.size() > 1 && std::string("sdxhb").find(op[0]) != std::string::npos &&
-      one_of(op.substr(1), plain_ops)) {
+  const auto known = [](const std::string& o) { return find_operation(o) != nullptr; };
+  if (!known(op) && op.size() > 1 && std::string("sdxhb").find(op[0]) != std::string::npos && known(op.substr(1))) {
     id.factor = op[0];
     op.erase(0, 1);
   }
-  if (!one_of(op, plain_ops)) throw std::invalid_argument("'" + name + "': unknown operation '" + parts[1] + "'");
+  if (!known(op)) throw std::invalid_argument("'" + name + "': unknown operation '" + parts[1] + "'");
   id.op = op;
-  const std::string family = id.backend.substr(0, id.backend.find('-'));
-  id.device = family == "GPU" || family == "MGPU" ? "gpu" : "cpu";
-  id.placement = id.backend == "GPU-pinned" ? "pinned" : id.backend == "GPU-pageable" ? "pageable" : "resident";
-  if (op == "gemm") id.path = "call";
-  else if (batched) id.path = id.backend == "GPU-loop" ? "loop" : "batched";
-  else if (id.backend == "CPU-driver" || id.factor || family == "MPI") id.path = "driver";
-  else id.path = "halves";
-  if (family == "MGPU") id.library = "cusolverMg";
-  else if (family == "MPI") id.library = "scalapack";
-  else if (id.device == "gpu") id.library = op == "gemm" ? "cublas" : "cusolver";
-  else id.library = op == "gemm" ? "blas" : "lapack";
+  const legacy_backend& b = legacy_of(id.backend);
+  const bool multiplies = find_operation(op)->multiplies;
+  id.role = b.role;
+  id.device = b.device;
+  id.placement = b.placement;
+  if (multiplies) id.path = row_path::call;
+  else if (batched) id.path = b.path == row_path::loop ? row_path::loop : row_path::batched;
+  else if (id.factor) id.path = row_path::driver;
+  else id.path = b.path == row_path::loop ? row_path::halves : b.path;
+  id.library = multiplies ? b.gemm_library : b.library;
   // Each element once, n and nrhs as the id reads them (positive integers), no other field of the
   // id as an axis: else the id written to JSON would not be the id read from the name.
   bool have_n = false;

@@ -13,13 +13,43 @@
 
 namespace solvebench::bench {
 
+// What a backend's rows are for, as it declares it: the rules and the verdict hold rows by
+// these fields, never by a backend's or a library's name.
+enum class row_role {
+  reference,  // the CPU's answer the others are held against (every CPU library's rows)
+  candidate,  // one accelerator timed against the reference (GPU, GPU-pinned, GPU-loop ...)
+  spread,     // the same operation spread across devices or ranks (MGPU, MPI)
+};
+enum class row_device { cpu, gpu };  // where the timed arithmetic runs
+enum class row_placement {
+  resident,
+  pinned,
+  pageable
+};  // the data where the arithmetic is, or host data (transfers timed)
+enum class row_path {
+  halves,
+  driver,
+  call,
+  batched,
+  loop
+};  // factor + solve calls, one library call, a GEMM,
+    // many systems in one call, or one call each
+
+// Their text in the id's JSON: "reference", "gpu", "pinned", "halves".
+const char* text_of(row_role v);
+const char* text_of(row_device v);
+const char* text_of(row_placement v);
+const char* text_of(row_path v);
+// "CPU", "GPU": the device as sentences name it.
+const char* device_name(row_device v);
+
 struct row_id {
   std::string backend;  // the name's first element: CPU, CPU-driver, GPU, GPU-pinned, GPU-loop, MGPU, MPI, ...
-  std::string device;   // "cpu" or "gpu": where the timed arithmetic runs
-  std::string
-      placement;     // "resident" (data where the arithmetic is), "pinned" or "pageable" (host data, transfers timed)
-  std::string path;  // "halves" (factor + solve calls), "driver" (one library call), "batched", "loop"
-  std::string library;   // whose calls are timed: lapack, blas, cusolver, cublas, cusolverMg, scalapack
+  row_role role = row_role::reference;
+  row_device device = row_device::cpu;
+  row_placement placement = row_placement::resident;
+  row_path path = row_path::halves;
+  std::string library;   // whose calls are timed (lapack, blas, cusolver, ...): a label, which no rule tests
   std::string op;        // gesv, posv, getrf, getrs, potrf, potrs, gemm (batched rows: gesv, posv)
   char precision = 'd';  // of the data: s, d, c, z
   char factor = 0;       // mixed precision: the factorization's (s, x, h, b); 0 when it is the data's
@@ -34,7 +64,7 @@ struct row_id {
   std::optional<std::string> axis(const std::string& key) const;
   std::optional<std::int64_t> int_axis(const std::string& key) const;
   bool mixed() const noexcept { return factor != 0; }
-  bool batched() const noexcept { return path == "batched" || path == "loop"; }
+  bool batched() const noexcept { return path == row_path::batched || path == row_path::loop; }
 
   bool operator==(const row_id& o) const;
   bool operator!=(const row_id& o) const { return !(*this == o); }

@@ -76,6 +76,14 @@ inline constexpr int history_min_runs = 5;
 // tools/track analyze's minimum detectable step: one seen in this many runs after it (its
 // change points need at least that many on each side: --min-runs).
 inline constexpr int step_runs = 3;
+// tools/track analyze: the significance level of a change point (E-divisive's permutation test
+// on a row's log times, --alpha); a row "moved recently" when its last change point is within
+// this many runs of the end (--recent).
+inline constexpr double change_point_alpha = 0.001;
+inline constexpr int recent_runs = 10;
+// tools/track bisect and confirm: a row moved at a step when compare calls it slower by at
+// least this share, in log, of the change point's change (0.5: x3.58 -> x1.89, +20% -> +9.5%).
+inline constexpr double moved_share_log = 0.5;
 
 // A row's loop during which some task waited for a CPU this share of the time or more (the
 // kernel's pressure stall information) met contention: its own threads or other work had fewer
@@ -114,6 +122,9 @@ inline constexpr named_limit all[] = {
     {"min_processes", min_processes},
     {"history_min_runs", history_min_runs},
     {"step_runs", step_runs},
+    {"change_point_alpha", change_point_alpha},
+    {"recent_runs", recent_runs},
+    {"moved_share_log", moved_share_log},
     {"cpu_wait_pct", cpu_wait_pct},
     {"cores_ratio", cores_ratio},
 };

@@ -7,32 +7,23 @@
 #include <set>
 #include <tuple>
 
+#include "checks/operation.hpp"
 #include "checks/text.hpp"
 #include "checks/thresholds.hpp"
+#include "checks/verdict_detail.hpp"
 
 namespace solvebench::bench {
 namespace {
 
+using namespace verdict_detail;
+
 const char* const energy_key = "J/solve";
 const char* const gflop_per_j_key = "GFLOP/J";
-const char* const gpu_forms[] = {"resident", "pinned", "pageable"};
 const char* const machine_keys[] = {"gpu_name", "host_name", "blas_vendor", "blas_version", "gpu_rows", "cpu_energy"};
 // Axes that say how a mixed-precision row solves, not which matrix it solves.
 bool method_axis(const std::string& k) { return k == "refine" || k == "api" || k == "tol"; }
 
 long long round_half_up(double x) { return static_cast<long long>(std::floor(x + 0.5)); }
-
-std::optional<double> finite_counter(const row_record& r, const std::string& key) {
-  const auto v = r.counter(key);
-  return v && std::isfinite(*v) ? v : std::nullopt;
-}
-
-// The speedup's ±: both rows' noise between runs (what a re-run would see), not their samples'.
-std::optional<double> combined_noise(const row_record& a, const row_record& b) {
-  if (!(a.noise_pct() || a.spread()) || !(b.noise_pct() || b.spread())) return std::nullopt;
-  const double na = rerun_noise_pct(a), nb = rerun_noise_pct(b);
-  return std::sqrt(na * na + nb * nb);
-}
 
 // The matrix a row solves: its axes that are not method axes ("kind:diagdom", "cond:1e4").
 std::string matrix_of(const row_id& id) {
@@ -42,76 +33,20 @@ std::string matrix_of(const row_id& id) {
   return join(parts, "/");
 }
 
-// The audit's findings as caveats: those that name a row an entry uses, once per rule and
-// severity, cited by number; notes are never caveats.
-class audit_index {
- public:
-  explicit audit_index(const std::vector<finding>& findings) : findings_(findings) {}
-  std::vector<verdict_caveat> attached(const std::set<std::string>& used) const {
-    std::vector<verdict_caveat> out;
-    for (std::size_t i = 0; i < findings_.size(); ++i) {
-      const finding& f = findings_[i];
-      if (f.severity == std::string(severity_note) || f.rows.empty()) continue;
-      std::vector<std::string> hit;
-      for (const auto& id : f.rows)
-        if (used.count(id.name())) hit.push_back(id.name());
-      if (!hit.empty()) add(out, i, hit);
-    }
-    return out;
-  }
-  std::vector<verdict_caveat> run_wide() const {
-    std::vector<verdict_caveat> out;
-    for (std::size_t i = 0; i < findings_.size(); ++i)
-      if (findings_[i].rows.empty() && findings_[i].severity != std::string(severity_note)) add(out, i, {});
-    return out;
-  }
-  // Every finding the caveats of `v` cite, in the audit's order.
-  std::vector<cited_finding> cited(const run_verdict& v) const {
-    std::set<std::size_t> indices;
-    const auto take = [&](const std::vector<verdict_caveat>& cs) {
-      for (const auto& c : cs) indices.insert(c.findings.begin(), c.findings.end());
-    };
-    for (const auto& e : v.solves) take(e.caveats);
-    if (v.fp64_fp32) take(v.fp64_fp32->caveats);
-    for (const auto& m : v.mixed) take(m.caveats);
-    for (const auto& b : v.batched) take(b.caveats);
-    take(v.caveats);
-    std::vector<cited_finding> out;
-    for (const auto i : indices) out.push_back({i, findings_[i]});
-    return out;
-  }
-
- private:
-  void add(std::vector<verdict_caveat>& out, std::size_t index, const std::vector<std::string>& rows) const {
-    const finding& f = findings_[index];
-    const verdict_caveat key{f.rule, f.severity, {index}, rows};
-    const auto it = std::find(out.begin(), out.end(), key);
-    if (it == out.end()) {
-      out.push_back(key);
-      return;
-    }
-    it->findings.push_back(index);
-    for (const auto& r : rows)
-      if (std::find(it->rows.begin(), it->rows.end(), r) == it->rows.end()) it->rows.push_back(r);
-  }
-  const std::vector<finding>& findings_;
-};
-
-bool plain_solve(const row_id& id) { return !id.mixed() && !id.batched() && id.axes.empty() && id.nrhs.has_value(); }
-
-std::optional<solve_verdict> solve_entry(const std::string& op, char precision,
+std::optional<solve_verdict> solve_entry(const operation& operation, char precision,
                                          const std::vector<const row_record*>& rows, const audit_index& audit) {
-  std::vector<const row_record*> mine;
+  const std::string op = operation.name;
+  std::vector<const row_record*> cpu_rows, gpu_rows;
   std::set<long long> cpu_nrhs, gpu_nrhs;
-  const auto cpu_side = [](const row_id& id) { return id.device == "cpu" && id.library == "lapack"; };
-  const auto gpu_side = [](const row_id& id) {
-    return id.device == "gpu" && id.library == "cusolver" && id.path == "halves";
-  };
   for (const auto* r : rows) {
     if (r->id.op != op || r->id.precision != precision || !plain_solve(r->id)) continue;
-    if (!cpu_side(r->id) && !gpu_side(r->id)) continue;
-    mine.push_back(r);
-    (cpu_side(r->id) ? cpu_nrhs : gpu_nrhs).insert(*r->id.nrhs);
+    if (cpu_side(r->id)) {
+      cpu_rows.push_back(r);
+      cpu_nrhs.insert(*r->id.nrhs);
+    } else if (gpu_side(r->id)) {
+      gpu_rows.push_back(r);
+      gpu_nrhs.insert(*r->id.nrhs);
+    }
   }
   std::optional<long long> nrhs;
   for (auto k : cpu_nrhs)
@@ -121,35 +56,31 @@ std::optional<solve_verdict> solve_entry(const std::string& op, char precision,
     }
   if (!nrhs) return std::nullopt;
 
-  // (side, n) -> row, the first wins; side: the CPU's path, or the GPU's placement.
-  std::map<std::pair<std::string, long long>, const row_record*> by;
+  // (placement, n) -> the GPU's row, the first wins.
+  std::map<std::pair<row_placement, long long>, const row_record*> by;
   std::set<std::string> used;
-  for (const auto* r : mine) {
-    if (*r->id.nrhs != *nrhs) continue;
-    const std::string side = cpu_side(r->id) ? "cpu-" + r->id.path : r->id.placement;
-    if (by.emplace(std::make_pair(side, r->id.n), r).second) used.insert(r->name);
-  }
-  const auto row_at = [&](const std::string& side, long long n) -> const row_record* {
-    const auto it = by.find({side, n});
+  for (const auto* r : gpu_rows)
+    if (*r->id.nrhs == *nrhs && by.emplace(std::make_pair(r->id.placement, r->id.n), r).second) used.insert(r->name);
+  const auto row_at = [&](row_placement placement, long long n) -> const row_record* {
+    const auto it = by.find({placement, n});
     return it == by.end() ? nullptr : it->second;
   };
-  std::map<long long, const row_record*> best;  // n -> the faster CPU path
-  for (const auto& [key, r] : by) {
-    if (key.first.rfind("cpu-", 0) != 0) continue;
-    const row_record* halves = row_at("cpu-halves", key.second);
-    const row_record* driver = row_at("cpu-driver", key.second);
-    best[key.second] =
-        halves == nullptr || (driver != nullptr && driver->median_ms() < halves->median_ms()) ? driver : halves;
-  }
+  std::map<long long, const row_record*> best;  // n -> the fastest CPU row
+  const bool several_libraries = libraries_of(cpu_rows).size() > 1;
   solve_verdict e;
   e.op = std::string(1, precision) + op;
   e.operation = op;
   e.precision = precision;
   e.nrhs = *nrhs;
-  for (const auto& [n, r] : best) e.cpu_best.push_back({n, r->median_ms(), r->id.backend});
-  for (const char* placement : gpu_forms) {
+  for (const auto* r : cpu_rows)
+    if (*r->id.nrhs == *nrhs) used.insert(r->name);
+  for (const auto& [n, at] : cpu_best_at(cpu_rows, *nrhs)) {
+    best[n] = at.first;
+    e.cpu_best.push_back(at.second);
+  }
+  for (const row_placement placement : {row_placement::resident, row_placement::pinned, row_placement::pageable}) {
     gpu_form form;
-    form.placement = placement;
+    form.placement = text_of(placement);
     for (const auto& [key, r] : by) {
       if (key.first != placement || !best.count(key.second)) continue;
       form.backend = r->id.backend;
@@ -161,22 +92,18 @@ std::optional<solve_verdict> solve_entry(const std::string& op, char precision,
     form.cross = *find_crossover(form.points);
     e.forms.push_back(std::move(form));
   }
-  // MGPU and MPI rows: the same operation spread over devices or ranks.
+  // Rows of the same operation spread over devices or ranks (MGPU, MPI), one form per backend and axes.
   std::map<std::string, gpu_form> others;
   for (const auto* r : rows) {
     const row_id& id = r->id;
-    if (id.op != op || id.precision != precision || id.mixed() || id.batched() || id.nrhs != nrhs || id.axes.empty())
+    if (id.role != row_role::spread || id.op != op || id.precision != precision || id.mixed() || id.batched() ||
+        id.nrhs != nrhs || !best.count(id.n))
       continue;
     std::string label = id.backend;
-    bool spread = true;
-    for (const auto& [k, v] : id.axes) {
-      spread = spread && (k == "gpus" || k == "tile" || k == "ranks" || k == "nb");
-      label += " " + k + ":" + v;
-    }
-    if (!spread || !best.count(id.n)) continue;
+    for (const auto& [k, v] : id.axes) label += " " + k + ":" + v;
     gpu_form& f = others[label];
     f.backend = label;
-    f.placement = id.placement;
+    f.placement = text_of(id.placement);
     const row_record* cpu = best[id.n];
     f.points.push_back({id.n, cpu->median_ms(), r->median_ms(), cpu->median_ms() / r->median_ms(),
                         combined_noise(*cpu, *r), cpu->name, r->name});
@@ -187,14 +114,16 @@ std::optional<solve_verdict> solve_entry(const std::string& op, char precision,
     f.cross = *find_crossover(f.points);
     e.others.push_back(std::move(f));
   }
-  if (!e.forms.empty() && e.forms.front().placement == "resident") {
+  if (!e.forms.empty() && e.forms.front().placement == text_of(row_placement::resident)) {
     const auto& last = e.forms.front().points.back();
     const row_record* cpu_row = best[last.n];
-    const row_record* gpu_row = row_at("resident", last.n);
-    e.largest = largest_n_result{last.n, last.cpu_ms, cpu_row->id.backend, last.gpu_ms, last.speedup, last.noise_pct};
+    const row_record* gpu_row = row_at(row_placement::resident, last.n);
+    e.largest = largest_n_result{
+        last.n,      last.cpu_ms,  cpu_row->id.backend, several_libraries ? cpu_row->id.library : std::string(),
+        last.gpu_ms, last.speedup, last.noise_pct};
     const auto cpu_j = finite_counter(*cpu_row, energy_key), gpu_j = finite_counter(*gpu_row, energy_key);
-    if (!cpu_j || *cpu_j <= 0) e.energy_missing.push_back("CPU");
-    if (!gpu_j || *gpu_j <= 0) e.energy_missing.push_back("GPU");
+    if (!cpu_j || *cpu_j <= 0) e.energy_missing.push_back(device_name(row_device::cpu));
+    if (!gpu_j || *gpu_j <= 0) e.energy_missing.push_back(device_name(row_device::gpu));
     if (e.energy_missing.empty())
       e.energy = energy_result{last.n,
                                *cpu_j,
@@ -209,13 +138,15 @@ std::optional<solve_verdict> solve_entry(const std::string& op, char precision,
 
 // ------------------------------------------------------------------ mixed precision
 
-using cell_key = std::tuple<std::string, std::string, long long, long long>;  // device, matrix, nrhs, n
+using cell_key = std::tuple<row_device, std::string, long long, long long>;  // device, matrix, nrhs, n
 
 cell_key key_of(const row_id& id) { return {id.device, matrix_of(id), id.nrhs.value_or(1), id.n}; }
 
+// The fp64 answer a mixed-precision row is held against: dgesv's halves on its device, by the
+// CPU's reference or an accelerator's candidate (not a spread).
 bool is_reference(const row_id& id) {
-  return id.op == "gesv" && id.precision == 'd' && !id.mixed() && !id.batched() && id.path == "halves" && id.nrhs &&
-         !id.axis("refine") && (id.library == "lapack" || id.library == "cusolver");
+  return id.op == ops::gesv.name && id.precision == 'd' && !id.mixed() && !id.batched() &&
+         id.path == row_path::halves && id.nrhs && !id.axis("refine") && id.role != row_role::spread;
 }
 
 std::vector<mixed_cell> mixed_map(const run_summary& run) {
@@ -230,6 +161,7 @@ std::vector<mixed_cell> mixed_map(const run_summary& run) {
   for (const auto& [key, rows] : methods) {
     mixed_cell c;
     c.backend = rows.front()->id.backend;
+    c.role = rows.front()->id.role;
     std::tie(std::ignore, c.matrix, c.nrhs, c.n) = key;
     const auto ref_it = refs.find(key);
     const row_record* ref = ref_it == refs.end() ? nullptr : ref_it->second;
@@ -266,7 +198,7 @@ std::vector<mixed_cell> mixed_map(const run_summary& run) {
 std::vector<mixed_verdict> mixed_entries(const std::vector<mixed_cell>& cells, const audit_index& audit) {
   std::map<std::pair<std::string, long long>, const mixed_cell*> largest;
   for (const auto& c : cells) {
-    if (c.backend != "GPU") continue;
+    if (c.role != row_role::candidate) continue;
     auto& slot = largest[{c.matrix, c.nrhs}];
     if (!slot || c.n > slot->n) slot = &c;
   }
@@ -311,7 +243,8 @@ std::optional<fp64_verdict> fp64_entry(const std::vector<const row_record*>& row
   std::map<long long, const row_record*> dgemm, sgemm;
   for (const auto* r : rows) {
     const row_id& id = r->id;
-    if (id.device != "gpu" || id.op != "gemm" || !id.axes.empty() || (id.precision != 'd' && id.precision != 's'))
+    if (id.role != row_role::candidate || id.op != ops::gemm.name || !id.axes.empty() ||
+        (id.precision != 'd' && id.precision != 's'))
       continue;
     const auto rate = finite_counter(*r, "GFLOP/s");
     if (rate && *rate > 0) (id.precision == 'd' ? dgemm : sgemm).emplace(id.n, r);
@@ -331,10 +264,10 @@ std::optional<fp64_verdict> fp64_entry(const std::vector<const row_record*>& row
   std::vector<double> speedups;
   for (const auto& c : cells)
     for (const auto& m : c.methods)
-      if (c.backend == "GPU" && m.op == "dsgesv" && m.accurate && m.speedup) ds.n = std::max(ds.n, c.n);
+      if (c.role == row_role::candidate && m.op == "dsgesv" && m.accurate && m.speedup) ds.n = std::max(ds.n, c.n);
   for (const auto& c : cells)
     for (const auto& m : c.methods)
-      if (c.backend == "GPU" && m.op == "dsgesv" && m.accurate && m.speedup && c.n == ds.n) {
+      if (c.role == row_role::candidate && m.op == "dsgesv" && m.accurate && m.speedup && c.n == ds.n) {
         speedups.push_back(*m.speedup);
         used.insert(m.row);
         used.insert(c.reference);
@@ -366,34 +299,35 @@ std::optional<fp64_verdict> fp64_entry(const std::vector<const row_record*>& row
 }
 
 std::vector<batched_verdict> batched_entries(const std::vector<const row_record*>& rows, const audit_index& audit) {
-  // op name -> (device, batch, n) -> row
-  std::map<std::string, std::map<std::tuple<std::string, long long, long long>, const row_record*>> by;
+  // op name -> (role, batch, n) -> row
+  std::map<std::string, std::map<std::tuple<row_role, long long, long long>, const row_record*>> by;
   for (const auto* r : rows) {
     const row_id& id = r->id;
     const auto batch = id.int_axis("batch");
-    if (id.path != "batched" || !batch || id.axes.size() != 1) continue;
-    by[id.op_name()].emplace(std::make_tuple(id.device, *batch, id.n), r);
+    if (id.path != row_path::batched || !batch || id.axes.size() != 1) continue;
+    by[id.op_name()].emplace(std::make_tuple(id.role, *batch, id.n), r);
   }
+  constexpr row_role cpu = row_role::reference, gpu = row_role::candidate;
   std::vector<batched_verdict> out;
   for (const auto& [op, table] : by) {
     std::optional<long long> batch;
     for (const auto& [key, r] : table)
-      if (std::get<0>(key) == "cpu" && table.count({"gpu", std::get<1>(key), std::get<2>(key)}))
+      if (std::get<0>(key) == cpu && table.count({gpu, std::get<1>(key), std::get<2>(key)}))
         batch = std::max(batch.value_or(std::get<1>(key)), std::get<1>(key));
     if (!batch) continue;
     batched_verdict b;
     b.op = op;
     b.batch = *batch;
     std::set<std::string> used;
-    for (const auto& [key, cpu] : table) {
-      if (std::get<0>(key) != "cpu" || std::get<1>(key) != *batch) continue;
-      const auto gpu = table.find({"gpu", *batch, std::get<2>(key)});
-      if (gpu == table.end()) continue;
-      const double cpu_ms = cpu->median_ms(), gpu_ms = gpu->second->median_ms();
-      b.points.push_back({std::get<2>(key), cpu_ms, gpu_ms, cpu_ms / gpu_ms, combined_noise(*cpu, *gpu->second),
-                          cpu->name, gpu->second->name});
-      used.insert(cpu->name);
-      used.insert(gpu->second->name);
+    for (const auto& [key, row] : table) {
+      if (std::get<0>(key) != cpu || std::get<1>(key) != *batch) continue;
+      const auto other = table.find({gpu, *batch, std::get<2>(key)});
+      if (other == table.end()) continue;
+      const double cpu_ms = row->median_ms(), gpu_ms = other->second->median_ms();
+      b.points.push_back({std::get<2>(key), cpu_ms, gpu_ms, cpu_ms / gpu_ms, combined_noise(*row, *other->second),
+                          row->name, other->second->name});
+      used.insert(row->name);
+      used.insert(other->second->name);
     }
     b.best = b.worst = b.points.front();
     for (const auto& p : b.points) {
@@ -468,7 +402,7 @@ run_verdict make_verdict(const run_summary& run, const std::vector<finding>& fin
   }
   std::vector<const row_record*> rows;
   for (const auto& r : run.rows) {
-    if (r.id.device == "gpu") v.has_gpu_rows = true;
+    if (r.id.device == row_device::gpu) v.has_gpu_rows = true;
     if (r.passed()) {
       rows.push_back(&r);
       ++v.rows_passed;
@@ -477,9 +411,12 @@ run_verdict make_verdict(const run_summary& run, const std::vector<finding>& fin
     }
   }
   const audit_index audit(findings);
-  for (const char* op : {"gesv", "posv"})
-    for (const char precision : {'d', 's', 'z', 'c'})
-      if (auto e = solve_entry(op, precision, rows, audit)) v.solves.push_back(std::move(*e));
+  for (const operation* op : ops::solve_family)  // the drivers: what a user calls to solve
+    if (op->is_driver())
+      for (const char precision : {'d', 's', 'z', 'c'}) {
+        if (auto e = solve_entry(*op, precision, rows, audit)) v.solves.push_back(std::move(*e));
+        if (auto c = cpu_library_entry(*op, precision, rows, audit)) v.cpu_libraries.push_back(std::move(*c));
+      }
   v.mixed_map = mixed_map(run);
   v.fp64_fp32 = fp64_entry(rows, v.mixed_map, audit);
   v.mixed = mixed_entries(v.mixed_map, audit);

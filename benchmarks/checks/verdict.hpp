@@ -49,10 +49,27 @@ struct crossover {
 // interpolated on log n against log s and rounded half up.
 std::optional<crossover> find_crossover(const std::vector<speedup_point>& points);
 
+// The fastest of the CPU's reference rows at one n, across its paths and libraries.
 struct cpu_best_point {
   long long n = 0;
   double ms = 0;
-  std::string path;  // the CPU row used: "CPU" (the halves) or "CPU-driver" (the one-call driver)
+  std::string path;     // the backend of the CPU row used: "CPU" (the halves), "CPU-driver" (the one-call driver) ...
+  std::string library;  // its id's library: which CPU library won at this n
+  std::string row;
+  // The fastest row of another library at this n, where the run timed several.
+  std::optional<std::string> runner_up_library, runner_up_row;
+  std::optional<double> runner_up_ms;
+  std::optional<double> noise_pct;  // of runner_up_ms / ms: the two rows' noise combined
+};
+
+// Which CPU library solves fastest, where the run timed several (an operation, precision and
+// nrhs): the fastest reference row at each n, and the best of the other libraries there.
+struct cpu_library_verdict {
+  std::string op;  // dgesv, dposv, ...
+  long long nrhs = 0;
+  std::vector<std::string> libraries;  // those whose rows ran, in the run's order
+  std::vector<cpu_best_point> points;  // by n
+  std::vector<verdict_caveat> caveats;
 };
 
 struct gpu_form {
@@ -65,7 +82,7 @@ struct gpu_form {
 struct largest_n_result {
   long long n = 0;
   double cpu_ms = 0;
-  std::string cpu_path;
+  std::string cpu_path, cpu_library;
   double gpu_ms = 0, speedup = 0;
   std::optional<double> noise_pct;
 };
@@ -121,7 +138,8 @@ struct mixed_method {
 // A cell of the map: one device (backend), matrix and n.
 struct mixed_cell {
   std::string backend;  // GPU, CPU
-  std::string matrix;   // the matrix axes: "kind:diagdom", "cond:1e4"
+  row_role role = row_role::reference;
+  std::string matrix;  // the matrix axes: "kind:diagdom", "cond:1e4"
   long long nrhs = 0, n = 0;
   std::string reference;  // the dgesv row ("" when none ran)
   std::optional<double> dgesv_ms;
@@ -156,6 +174,7 @@ struct run_verdict {
   bool has_gpu_rows = false;
   std::size_t rows_passed = 0, rows_failed = 0;
   std::vector<solve_verdict> solves;
+  std::vector<cpu_library_verdict> cpu_libraries;  // only where the run timed several CPU libraries
   std::optional<fp64_verdict> fp64_fp32;
   std::vector<mixed_verdict> mixed;
   std::vector<mixed_cell> mixed_map;

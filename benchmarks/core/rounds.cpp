@@ -11,6 +11,7 @@
 #include <cstring>
 #include <iostream>
 
+#include "checks/operation.hpp"
 #include "solvebench/generate.hpp"
 
 namespace solvebench::bench {
@@ -44,12 +45,10 @@ double number_of(const json& e, const char* key) {
 // warm-up call and a few calls, and builds its problem.
 double estimated_round_s(const row_id& id, double min_time) {
   const double n = static_cast<double>(id.n), k = static_cast<double>(id.nrhs.value_or(1));
-  double flops = 2 * n * n * n / 3;
-  if (id.op == "posv" || id.op == "potrf") flops /= 2;
-  if (id.op == "gemm") flops *= 3;
-  if (id.op == "getrs" || id.op == "potrs") flops = 2 * n * n * k;
+  const operation* op = find_operation(id.op, id.batched());
+  const double flops = op ? solvebench::flops<double>(op->counts(n, k)) : 2 * n * n * n / 3;
   const double batch = static_cast<double>(id.int_axis("batch").value_or(1));
-  const double call = flops * batch / (id.device == "cpu" ? 2e10 : 5e12);
+  const double call = flops * batch / (id.device == row_device::cpu ? 2e10 : 5e12);
   return min_time + 3 * call + n * n * batch * 1e-8;
 }
 

@@ -9,21 +9,22 @@
 #include <utility>
 #include <vector>
 
+#include "checks/operation.hpp"
 #include "checks/row_id.hpp"
-#include "core/operation.hpp"
 #include "solvebench/conditioned.hpp"
 #include "solvebench/generate.hpp"
 #include "solvebench/precision.hpp"
 
 namespace solvebench::bench {
 
-// A backend as data: the name's first element and where and how its rows time.
+// A backend as data: the name's first element, what its rows are for and where and how they time.
 struct backend_desc {
-  const char* name;               // "CPU", "CPU-driver", "GPU-pinned", ...
-  const char* device;             // "cpu", "gpu"
-  const char* placement;          // "resident", "pinned", "pageable"
-  const char* path;               // "halves", "driver", "batched", "loop"
-  const char* library;            // "lapack", "cusolver", ...
+  const char* name;  // "CPU", "CPU-driver", "GPU-pinned", ...
+  row_role role;     // the CPU's reference, a candidate against it, or a spread across devices or ranks
+  row_device device;
+  row_placement placement;
+  row_path path;                  // of its solves and factorizations (a GEMM row's is `call`)
+  const char* library;            // "lapack", "cusolver", ...: a label the rules never test
   const char* gemm_library = "";  // the library of its GEMM rows ("blas", "cublas"); "" when it has none
 };
 
@@ -32,9 +33,10 @@ template <class T>
 row_id make_row_id(const backend_desc& b, const operation& op, std::int64_t n, std::optional<std::int64_t> nrhs = {}) {
   row_id id;
   id.backend = b.name;
+  id.role = b.role;
   id.device = b.device;
   id.placement = b.placement;
-  id.path = op.multiplies ? "call" : b.path;
+  id.path = op.multiplies ? row_path::call : b.path;
   id.library = op.multiplies && *b.gemm_library ? b.gemm_library : b.library;
   id.op = op.name;
   id.precision = precision<T>::letter;

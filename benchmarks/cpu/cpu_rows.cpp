@@ -33,10 +33,16 @@ using lu_driver = driver_adapter<T, lu<T>>;
 template <class T>
 using cholesky_driver = driver_adapter<T, cholesky<T>>;
 
-constexpr backend_desc cpu{"CPU", "cpu", "resident", "halves", "lapack", "blas"};
-constexpr backend_desc cpu_driver{"CPU-driver", "cpu", "resident", "driver", "lapack"};
-constexpr backend_desc cpu_mixed{"CPU", "cpu", "resident", "driver", "lapack"};  // LAPACKE_dsgesv: one call
-constexpr backend_desc cpu_batched{"CPU", "cpu", "resident", "batched", "lapack"};
+constexpr backend_desc cpu{
+    "CPU", row_role::reference, row_device::cpu, row_placement::resident, row_path::halves, "lapack", "blas"};
+constexpr backend_desc cpu_driver{"CPU-driver",     row_role::reference,
+                                  row_device::cpu,  row_placement::resident,
+                                  row_path::driver, "lapack"};
+constexpr backend_desc cpu_mixed{
+    "CPU",   row_role::reference, row_device::cpu, row_placement::resident, row_path::driver,
+    "lapack"};  // LAPACKE_dsgesv: one call
+constexpr backend_desc cpu_batched{
+    "CPU", row_role::reference, row_device::cpu, row_placement::resident, row_path::batched, "lapack"};
 
 // --sizes=max: what the host can still hand out, less a tenth for everything else.
 std::uint64_t usable_host_bytes() { return host_memory_available_bytes() / 10 * 9; }

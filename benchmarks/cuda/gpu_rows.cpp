@@ -22,13 +22,21 @@ using lu_transfer = transfer_adapter<T, cuda::lu_solver<T>>;
 template <class T>
 using cholesky_transfer = transfer_adapter<T, cuda::cholesky_solver<T>>;
 
-constexpr backend_desc gpu_resident{"GPU", "gpu", "resident", "halves", "cusolver", "cublas"};
-constexpr backend_desc gpu_pinned{"GPU-pinned", "gpu", "pinned", "halves", "cusolver"};
-constexpr backend_desc gpu_pageable{"GPU-pageable", "gpu", "pageable", "halves", "cusolver"};
-constexpr backend_desc gpu_mixed{"GPU", "gpu", "resident", "driver", "cusolver"};  // cusolverDnIRSXgesv: one call
-constexpr backend_desc gpu_batched{"GPU", "gpu", "resident", "batched", "cublas"};
-constexpr backend_desc gpu_batched_cholesky{"GPU", "gpu", "resident", "batched", "cusolver"};
-constexpr backend_desc gpu_loop{"GPU-loop", "gpu", "resident", "loop", "cusolver"};
+constexpr backend_desc gpu_resident{
+    "GPU", row_role::candidate, row_device::gpu, row_placement::resident, row_path::halves, "cusolver", "cublas"};
+constexpr backend_desc gpu_pinned{"GPU-pinned",          row_role::candidate, row_device::gpu,
+                                  row_placement::pinned, row_path::halves,    "cusolver"};
+constexpr backend_desc gpu_pageable{"GPU-pageable",          row_role::candidate, row_device::gpu,
+                                    row_placement::pageable, row_path::halves,    "cusolver"};
+constexpr backend_desc gpu_mixed{
+    "GPU",     row_role::candidate, row_device::gpu, row_placement::resident, row_path::driver,
+    "cusolver"};  // cusolverDnIRSXgesv: one call
+constexpr backend_desc gpu_batched{
+    "GPU", row_role::candidate, row_device::gpu, row_placement::resident, row_path::batched, "cublas"};
+constexpr backend_desc gpu_batched_cholesky{
+    "GPU", row_role::candidate, row_device::gpu, row_placement::resident, row_path::batched, "cusolver"};
+constexpr backend_desc gpu_loop{"GPU-loop",     row_role::candidate, row_device::gpu, row_placement::resident,
+                                row_path::loop, "cusolver"};
 
 template <class Adapter, timed Kind, class... Extra>
 void add(session& run, backend& gpu, const row_id& id, const operation& op, std::optional<matrix_kind> kind,

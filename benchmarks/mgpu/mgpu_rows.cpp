@@ -82,7 +82,8 @@ class adapter {
 template <class T>
 using mg_rows = adapter<T>;
 
-constexpr backend_desc mgpu_rows_desc{"MGPU", "gpu", "resident", "halves", "cusolverMg"};
+constexpr backend_desc mgpu_rows_desc{"MGPU",           row_role::spread, row_device::gpu, row_placement::resident,
+                                      row_path::halves, "cusolverMg"};
 
 }  // namespace
 

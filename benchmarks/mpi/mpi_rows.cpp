@@ -146,7 +146,8 @@ using lu_rows = adapter<T, lu<T>>;
 template <class T>
 using cholesky_rows = adapter<T, cholesky<T>>;
 
-constexpr backend_desc mpi{"MPI", "cpu", "resident", "driver", "scalapack"};
+constexpr backend_desc mpi{"MPI",      row_role::spread, row_device::cpu, row_placement::resident, row_path::driver,
+                           "scalapack"};
 
 }  // namespace
 

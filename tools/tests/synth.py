@@ -2,9 +2,11 @@
 
 Rows carry an id as solve_bench writes them (and the name derived from it); legacy() turns
 runs into those of results from before ids (no id, times in ms)."""
+import functools
 import json
 import os
 import statistics
+import subprocess
 import sys
 
 CONTEXT = {"host_name": "synthetic", "num_cpus": 2, "blas_core": "Haswell", "solve_bench_version": "0.1.0"}
@@ -168,11 +170,19 @@ def write_audit(results_path, findings=(), clean=None, rules=("driver_vs_halves"
     return path
 
 
+@functools.lru_cache(maxsize=None)
+def operations() -> dict:
+    """The checks' table of operations, as the sidecars carry it (solve_bench_checks thresholds)."""
+    from checksbin import find_checks
+    p = subprocess.run([find_checks(), "thresholds"], capture_output=True, text=True, check=True)
+    return json.loads(p.stdout)["operations"]
+
+
 def write_verdict(results_path, **fields):
     """A verdict sidecar with the given entries (solves, batched, mixed_map, ...)."""
     verdict = {"machine": {}, "has_gpu_rows": True, "rows_passed": 0, "rows_failed": 0, "solves": [],
                "fp64_fp32": None, "mixed": [], "mixed_map": [], "batched": [], "caveats": [], "lines": [],
-               "thresholds": THRESHOLDS}
+               "thresholds": THRESHOLDS, "operations": operations()}
     verdict.update(fields)
     path = sidecar(results_path, "verdict")
     with open(path, "w") as f:

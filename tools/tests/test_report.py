@@ -92,10 +92,12 @@ class RendersTheChecks(ReportCase):
     def test_uses_current_sidecars_as_they_are(self):
         """One input with current sidecars: drawn from them, no checks run, no number recomputed."""
         run = synth.write_json(self.path("run.json"), cpu_gpu_runs())
-        points = [{"n": 100, "cpu_ms": 9.0, "gpu_ms": 3.0, "speedup": 3.0},
-                  {"n": 1000, "cpu_ms": 400.0, "gpu_ms": 51.5, "speedup": 7.77}]
+        row = "%s/dgesv/n:%d/nrhs:1"  # the verdict names the rows each point holds against each other
+        points = [{"n": n, "cpu_ms": c, "gpu_ms": g, "speedup": x, "cpu_row": row % ("CPU", n), "gpu_row": row % ("GPU", n)}
+                  for n, c, g, x in ((100, 9.0, 3.0, 3.0), (1000, 400.0, 51.5, 7.77))]
         synth.write_verdict(run, solves=[{"op": "dgesv", "nrhs": 1, "cpu_best": [
-            {"n": 100, "ms": 9.0, "path": "CPU"}, {"n": 1000, "ms": 400.0, "path": "CPU"}],
+            {"n": 100, "ms": 9.0, "path": "CPU", "row": row % ("CPU", 100)},
+            {"n": 1000, "ms": 400.0, "path": "CPU", "row": row % ("CPU", 1000)}],
             "forms": [{"backend": "GPU", "placement": "resident", "points": points,
                        "crossover": {"kind": "crossing", "n": 316, "interpolated": True, "between": [100, 1000]}}]}],
             lines=["the verdict's own sentence"])
@@ -162,7 +164,7 @@ class FindsTheChecks(ReportCase):
 
 class Panels(unittest.TestCase):
     def items(self, runs):
-        return [figures.Item(row, row.id) for row in sbjson.summarize(runs).values()]
+        return [figures.Item(row, row.id, synth.operations()) for row in sbjson.summarize(runs).values()]
 
     def test_a_panel_per_family_split_by_the_problem(self):
         runs = (synth.solve_row("CPU", "gesv", 64, 1.0) + synth.solve_row("GPU", "posv", 64, 1.0, precision="s")

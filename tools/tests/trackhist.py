@@ -12,6 +12,7 @@ import numpy as np
 TOOLS = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 TRACK = os.path.join(TOOLS, "track")
 sys.path.insert(0, TOOLS)
+import tracking  # noqa: E402
 from tracking import analysis  # noqa: E402
 
 COMMIT_A, COMMIT_B = "a" * 40, "b" * 40
@@ -19,8 +20,10 @@ BASE_CONTEXT = {"host_name": "bench1", "solve_bench_version": "0.1.0", "solve_be
                 "blas_vendor": "OpenBLAS", "blas_version": "0.3.26", "blas_core": "Haswell",
                 "blas_threads": "2", "cpu_model": "Synthetic CPU", "num_cpus": 2}
 ROW_IDS = {  # rows of the new format (an id object); the others are identified by name
-    "CPU/dgesv/n:1024/nrhs:1": {"backend": "CPU", "op": "gesv", "precision": "d", "n": 1024, "nrhs": 1},
-    "GPU/dgesv/n:1024/nrhs:1": {"backend": "GPU", "op": "gesv", "precision": "d", "n": 1024, "nrhs": 1},
+    "CPU/dgesv/n:1024/nrhs:1": {"backend": "CPU", "device": "cpu", "placement": "resident", "path": "halves",
+                                "library": "lapack", "op": "gesv", "precision": "d", "n": 1024, "nrhs": 1},
+    "GPU/dgesv/n:1024/nrhs:1": {"backend": "GPU", "device": "gpu", "placement": "resident", "path": "halves",
+                                "library": "cusolver", "op": "gesv", "precision": "d", "n": 1024, "nrhs": 1},
 }
 
 
@@ -65,7 +68,9 @@ def changes(values, key="row"):
     """analysis.detect's change points of one series, without a store."""
     s = analysis.Series(key, key, None, list(range(len(values))), list(values), [None] * len(values))
     records = [{"fingerprint": {}, "date": "d"}] * len(values)
-    return analysis.detect(s, analysis.Causes(records), "t", records)
+    limits = tracking.thresholds()  # the checks' (solve_bench_checks thresholds)
+    return analysis.detect(s, analysis.Causes(records), "t", records, limits, limits["change_point_alpha"],
+                           int(limits["step_runs"]))
 
 
 def noisy(rng, ms, pct):

@@ -1,15 +1,20 @@
 """A store's series: each row's median times on each testbed in run order, their change
-points (tracking.edivisive on log times) with their causes, and creep against a baseline."""
+points (tracking.edivisive on log times) with their causes, and creep against a baseline.
+
+Nothing here judges by a number of its own: the thresholds are the checks' (tracking.thresholds),
+and what a row's spread from run to run allows is `solve_bench_checks history`'s (judged_rows)."""
+import json
 import os
 import statistics
 import subprocess
+import tempfile
 import zlib
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
 import numpy as np
 
-from tracking import ALPHA, DEFAULT_MIN_CHANGE_PCT, MIN_RUNS, RECENT_RUNS, edivisive, store
+from tracking import edivisive, store
 
 CODE_KEY = "solve_bench_commit"  # a cause of its own (commits), not part of the environment
 
@@ -53,12 +58,39 @@ def series_of(records) -> Dict[str, Series]:
     return rows
 
 
-def min_change_pct(noise, override=None) -> float:
-    """The smallest change worth reporting: the median noise_pct of the runs, else the default."""
+def judged_rows(store_path: str, checks, runs_after) -> Dict[tuple, dict]:
+    """{(testbed, row key): {runs_after: detectable step in %, "run_spread_pct": ...}}: what
+    `solve_bench_checks history` says each row's record can detect `runs_after` runs after a
+    step (one value each); empty without the judge (the gate's floor then stands alone)."""
+    out: Dict[tuple, dict] = {}
+    if not checks:
+        return out
+    with tempfile.TemporaryDirectory() as tmp:
+        for after in runs_after:
+            path = os.path.join(tmp, "history.json")
+            p = subprocess.run([checks, "history", "--store=" + store_path, "--runs=%d" % after, "--json=" + path],
+                               capture_output=True, text=True)
+            if p.returncode != 0:
+                raise store.InputError("solve_bench_checks history: %s" % p.stderr.strip())
+            with open(path) as f:
+                beds = json.load(f)["history"]["testbeds"]
+            for bed, h in beds.items():
+                for r in h["rows"]:  # by its id, and by its name for stored rows that have none
+                    for key in {store.row_key(r["row"], r.get("id")), store.row_key(r["row"], None)}:
+                        slot = out.setdefault((bed, key), {})
+                        slot[after] = r.get("detectable_step_pct")
+                        slot["run_spread_pct"] = r.get("run_spread_pct")
+    return out
+
+
+def min_change_pct(noise, limits: dict, step=None, override=None) -> float:
+    """The smallest change worth reporting: the gate's floor, the rows' own noise (the median of
+    their noise_pct, the checks' re-run interval) and the step their record can detect
+    (solve_bench_checks history), whichever is largest."""
     if override is not None:
         return override
-    values = [v for v in noise if isinstance(v, (int, float))]
-    return statistics.median(values) if values else DEFAULT_MIN_CHANGE_PCT
+    values = [v for v in noise if isinstance(v, (int, float))] + ([step] if step is not None else [])
+    return max([limits["gate_floor_pct"]] + ([statistics.median(values)] if values else []))
 
 
 def _sides(ms, cps):
@@ -66,7 +98,7 @@ def _sides(ms, cps):
     return [(bounds[i], bounds[i + 1], bounds[i + 2]) for i in range(len(cps))]
 
 
-def drop_small(s: Series, cps: List[int], override=None) -> List[int]:
+def drop_small(s: Series, cps: List[int], limits: dict, step=None, override=None) -> List[int]:
     """Remove, smallest first, change points whose size is below the rows' noise (the
     neighbours' sides then merge, so their sizes are measured again)."""
     cps = sorted(cps)
@@ -74,7 +106,7 @@ def drop_small(s: Series, cps: List[int], override=None) -> List[int]:
         small = []
         for (a, c, b), cp in zip(_sides(s.ms, cps), cps):
             change = abs(statistics.median(s.ms[c:b]) / statistics.median(s.ms[a:c]) - 1) * 100
-            if change < min_change_pct(s.noise[a:b], override):
+            if change < min_change_pct(s.noise[a:b], limits, step, override):
                 small.append((change, cp))
         if not small:
             break
@@ -110,7 +142,7 @@ class Causes:
     def load_limit(self, run: int) -> Optional[float]:
         """The checks' bar for a loaded host (thresholds.hpp's other_busy_cores, from the run's audit)."""
         audit = self.records[run].get("audit") or {}
-        return audit.get("other_busy_cores")
+        return (audit.get("thresholds") or {}).get("other_busy_cores", audit.get("other_busy_cores"))
 
     def of(self, before: int, after: int, load=None) -> dict:
         out = {"environment": self.environment(before, after), "commits": self.commits(before, after)}
@@ -152,13 +184,13 @@ def snap(s: Series, cps: List[int], causes: Causes) -> Dict[int, int]:
     return moved
 
 
-def detect(s: Series, causes: Causes, testbed: str, records, alpha=ALPHA, min_runs=MIN_RUNS,
+def detect(s: Series, causes: Causes, testbed: str, records, limits: dict, alpha, min_runs, step=None,
            override=None) -> List[dict]:
     if len(s.ms) < 2 * min_runs:
         return []
     rng = np.random.default_rng(zlib.crc32(s.key.encode()))
     found = dict(edivisive.change_points(np.log(s.ms), alpha=alpha, min_size=min_runs, rng=rng))
-    cps = drop_small(s, list(found), override)
+    cps = drop_small(s, list(found), limits, step, override)
     moved = snap(s, cps, causes)
     out = []
     for (a, c, b), cp in zip(_sides(s.ms, cps), cps):
@@ -166,7 +198,7 @@ def detect(s: Series, causes: Causes, testbed: str, records, alpha=ALPHA, min_ru
         point = {"row": s.name, "testbed": testbed, "run_index": s.positions[cp],
                  "date": records[s.positions[cp]]["date"], "before_ms": before, "after_ms": after,
                  "change_pct": (after / before - 1) * 100, "p": found[moved.get(cp, cp)],
-                 "min_change_pct": min_change_pct(s.noise[a:b], override),
+                 "min_change_pct": min_change_pct(s.noise[a:b], limits, step, override),
                  "cause": causes.of(s.positions[cp - 1], s.positions[cp], load_change(s, causes, a, c, b)),
                  "runs": {side: {"index": i, "file": os.path.basename(records[i].get("path", "")),
                                  "commit": records[i]["fingerprint"].get(CODE_KEY)}
@@ -202,18 +234,11 @@ def baseline_of(specs, stored: dict) -> dict:
     return bases
 
 
-def run_to_run_pct(ms) -> Optional[float]:
-    """The 95% half-width, in %, of the difference of two runs of a row, from the spread of
-    its successive runs (robust to steps and drift: 1.96 x 1.4826 x median |log ratio|)."""
-    if len(ms) < 5:
-        return None
-    return float(1.96 * 1.4826 * np.median(np.abs(np.diff(np.log(ms)))) * 100)
-
-
-def creep(testbed: str, base: dict, latest: dict, rows: Dict[str, Series], override=None) -> List[dict]:
-    """Each row of the latest run against the baseline run, flagged beyond the rows' noise:
-    the larger of the two runs' noise_pct combined and the row's run-to-run spread; the
-    default when neither is known."""
+def creep(testbed: str, base: dict, latest: dict, judged: Dict[tuple, dict], limits: dict,
+          override=None) -> List[dict]:
+    """Each row of the latest run against the baseline run: flagged beyond the step one run can
+    show against the row's record (solve_bench_checks history --runs=1), at least the gate's
+    floor; undecided (flagged None) where the record is too short to say."""
     old = {r["key"]: r for r in base["rows"] if r.get("median_ms")}
     out = []
     for row in latest["rows"]:
@@ -221,35 +246,38 @@ def creep(testbed: str, base: dict, latest: dict, rows: Dict[str, Series], overr
         if not b or not row.get("median_ms"):
             continue
         change = (row["median_ms"] / b["median_ms"] - 1) * 100
-        noises = [r.get("noise_pct") for r in (b, row)]
-        known = [run_to_run_pct(rows[row["key"]].ms) if row["key"] in rows else None]
-        if all(isinstance(v, (int, float)) for v in noises):
-            known.append(float(np.hypot(*noises)))
-        known = [v for v in known if v is not None]
-        limit = override if override is not None else max(known) if known else DEFAULT_MIN_CHANGE_PCT
+        one = judged.get((testbed, row["key"]), {}).get(1)
+        limit = override if override is not None else None if one is None else max(limits["gate_floor_pct"], one)
         out.append({"row": row["name"], "testbed": testbed, "baseline_date": base["date"],
                     "latest_date": latest["date"], "baseline_ms": b["median_ms"],
                     "latest_ms": row["median_ms"], "change_pct": change, "noise_pct": limit,
-                    "flagged": abs(change) > limit})
+                    "flagged": None if limit is None else abs(change) > limit})
     return out
 
 
-def row_state(s: Series, testbed: str, runs: int, recent: int) -> dict:
+def row_state(s: Series, testbed: str, runs: int, recent: int, judged: Dict[tuple, dict], min_runs: int) -> dict:
     """How noisy a row is and whether it moved in the last `recent` runs (for a PR comment)."""
     noise = [v for v in s.noise if isinstance(v, (int, float))]
     last = s.change_points[-1] if s.change_points else None
     return {"row": s.name, "testbed": testbed, "runs": len(s.ms),
             "noise_pct": statistics.median(noise) if noise else None,
-            "run_to_run_pct": run_to_run_pct(s.ms),
+            "run_to_run_pct": judged.get((testbed, s.key), {}).get("run_spread_pct"),
+            "detectable_step_pct": judged.get((testbed, s.key), {}).get(min_runs),
             "moved_recently": bool(last and last["run_index"] >= runs - recent),
             "last_change": last and {k: last[k] for k in ("run_index", "date", "change_pct", "p", "cause")}}
 
 
-def analyze(stored: dict, alpha=ALPHA, min_runs=MIN_RUNS, min_change=None, repo=None, baseline=None,
-            recent=RECENT_RUNS):
-    """(the analysis as JSON, {testbed: {row key: Series}})."""
+def analyze(stored: dict, limits: dict, judged=None, alpha=None, min_runs=None, min_change=None, repo=None,
+            baseline=None, recent=None):
+    """(the analysis as JSON, {testbed: {row key: Series}}). limits: the checks' thresholds
+    (tracking.thresholds); judged: judged_rows' answer; alpha, min_runs, recent: None for the
+    checks' change_point_alpha, step_runs and recent_runs."""
+    judged = judged or {}
+    alpha = limits["change_point_alpha"] if alpha is None else alpha
+    min_runs = int(limits["step_runs"]) if min_runs is None else min_runs
+    recent = int(limits["recent_runs"]) if recent is None else recent
     result = {"settings": {"alpha": alpha, "min_runs": min_runs, "min_change_pct": min_change,
-                           "default_min_change_pct": DEFAULT_MIN_CHANGE_PCT},
+                           "gate_floor_pct": limits["gate_floor_pct"], "recent": recent},
               "testbeds": {}, "change_points": [], "creep": [], "rows": []}
     all_series = {}
     bases = baseline_of(baseline, stored)
@@ -257,15 +285,16 @@ def analyze(stored: dict, alpha=ALPHA, min_runs=MIN_RUNS, min_change=None, repo=
         causes = Causes(records, repo)
         rows = series_of(records)
         for s in rows.values():
-            s.change_points = detect(s, causes, testbed, records, alpha, min_runs, min_change)
+            step = judged.get((testbed, s.key), {}).get(min_runs)
+            s.change_points = detect(s, causes, testbed, records, limits, alpha, min_runs, step, min_change)
             result["change_points"].extend(s.change_points)
-            result["rows"].append(row_state(s, testbed, len(records), recent))
+            result["rows"].append(row_state(s, testbed, len(records), recent, judged, min_runs))
         all_series[testbed] = rows
         result["testbeds"][testbed] = {"runs": len(records), "rows": len(rows),
                                        "first": records[0]["date"], "last": records[-1]["date"],
                                        "files": [os.path.basename(r["path"]) for r in records]}
         if testbed in bases:
-            result["creep"].extend(creep(testbed, bases[testbed], records[-1], rows, min_change))
+            result["creep"].extend(creep(testbed, bases[testbed], records[-1], judged, limits, min_change))
             result["testbeds"][testbed]["baseline"] = bases[testbed]["date"]
     return result, all_series
 
@@ -296,8 +325,10 @@ def summary(result: dict) -> str:
         creeps = [c for c in result["creep"] if c["testbed"] == testbed]
         if creeps:
             flagged = [c for c in creeps if c["flagged"]]
-            lines.append("  creep, latest run against the baseline of %s: %d of %d rows beyond their noise"
-                         % (info["baseline"], len(flagged), len(creeps)))
+            undecided = sum(c["flagged"] is None for c in creeps)
+            lines.append("  creep, latest run against the baseline of %s: %d of %d rows beyond their noise%s"
+                         % (info["baseline"], len(flagged), len(creeps),
+                            ", %d undecided (too few stored runs to say)" % undecided if undecided else ""))
             for c in sorted(flagged, key=lambda c: -abs(c["change_pct"])):
                 lines.append("    %-42s %.4g -> %.4g ms (%+.1f%%, noise %.1f%%)"
                              % (c["row"], c["baseline_ms"], c["latest_ms"], c["change_pct"], c["noise_pct"]))

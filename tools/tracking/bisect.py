@@ -25,6 +25,8 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Callable, Dict, List, Optional
 
+import tracking
+
 MOVED, SAME, UNDECIDED, UNBUILT = "moved", "same", "undecided", "unbuilt"
 STATE_FORMAT = "solve_bench-track-bisect/1"
 
@@ -243,10 +245,12 @@ class Search:
         return Result(outcome, message, steps=list(self.asked), skipped=self.skips(), **kw)
 
 
-def half_log(change_pct: float) -> float:
-    """The change (%) halfway, in log, between none and change_pct: a move counts as the
-    change point's when it is at least this large (x3.58 -> x1.89, +20% -> +9.5%)."""
-    return (math.sqrt(1 + change_pct / 100) - 1) * 100
+def half_log(change_pct: float, share=None) -> float:
+    """The change (%) the checks' moved_share_log of the way, in log, from none to change_pct (0.5:
+    halfway, x3.58 -> x1.89, +20% -> +9.5%): a move counts as the change point's when it is at
+    least this large."""
+    share = tracking.limit("moved_share_log") if share is None else share
+    return ((1 + change_pct / 100) ** share - 1) * 100
 
 
 def bound(commits: int) -> int:

@@ -19,7 +19,6 @@ import hashlib
 import json
 import os
 import re
-import statistics
 import tempfile
 
 import sbjson  # tools/, on the path of whatever imports tracking
@@ -36,8 +35,6 @@ FINGERPRINT_KEYS = (
 )  # not cpu_peak_fp64_GFLOPs: its clock may be measured, and moves from run to run
 # A context with none of these was not written by solve_bench.
 SOLVE_BENCH_MARKERS = ("solve_bench_version", "solve_bench_commit")
-MS_PER_UNIT = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}
-TIMING_SUFFIXES = ("/manual_time", "/real_time", "/process_time")
 RUN_FILE = re.compile(r"^\d{8}T\d{6}Z-[0-9a-f]{10}\.json$")
 # What solve_bench writes beside a run, read with it (audit, verdict.md) or not at all: never a run.
 SIDECAR_SUFFIXES = (".audit.json", ".verdict.json", ".verdict.md", ".csv")
@@ -49,17 +46,9 @@ class InputError(Exception):
     """Input that is not a solve_bench run, or a store file that is not a stored run."""
 
 
-def row_name(entry: dict) -> str:
-    name = entry.get("run_name") or entry.get("name") or ""
-    for suffix in TIMING_SUFFIXES:
-        if name.endswith(suffix):
-            return name[: -len(suffix)]
-    return name
-
-
 def row_key(name: str, row_id) -> str:
-    """A row's identity across runs: its id object as sorted-key JSON, else its name."""
-    return json.dumps(row_id, sort_keys=True, separators=(",", ":")) if isinstance(row_id, dict) else name
+    """A row's identity across runs: sbjson's row key (its id, else its name)."""
+    return sbjson.row_key_of(row_id, name)
 
 
 def parse_date(text) -> datetime.datetime:
@@ -99,47 +88,27 @@ def _read_run(path: str):
     return results.context, results.rows, data, results.notes
 
 
-def _median_ms(entries):
-    values = [e["real_time"] * MS_PER_UNIT[e.get("time_unit", "ns")] for e in entries]
-    return statistics.median(values)
-
-
-def _counter(entries, key):
-    values = [e[key] for e in entries if isinstance(e.get(key), (int, float))]
-    return statistics.median(values) if values else None
-
-
 def rows_of(entries, path="run") -> list:
-    """One row per run_name: repetitions pooled (median real time in ms), or, when the run has
-    only aggregates (--benchmark_report_aggregates_only), its median aggregate."""
-    groups = {}
-    for e in entries:
-        if not isinstance(e, dict) or not row_name(e):
-            raise InputError("%s: not a solve_bench run: a benchmark entry without a name" % path)
-        groups.setdefault(row_name(e), []).append(e)
+    """One row per row key, as sbjson pools them (repetitions; a run of aggregates only: its
+    median aggregate): its median time in ms, its error, and the counters the store keeps."""
+    try:
+        pooled = sbjson.summarize(entries)
+    except (KeyError, TypeError, ValueError) as err:
+        raise InputError("%s: not a solve_bench run (%s)" % (path, err)) from None
     rows = []
-    for name, group in groups.items():
-        reps = [e for e in group if e.get("run_type", "iteration") == "iteration"]
-        medians = [e for e in group if e.get("run_type") == "aggregate" and e.get("aggregate_name") == "median"]
-        used = reps or medians
-        if not used:
+    for r in pooled.values():
+        if not r.samples_ms and not (r.error or r.skipped):
             continue  # only mean/stddev/cv aggregates: nothing to take a median of
-        row = {"name": name}
-        if isinstance(used[0].get("id"), dict):
-            row["id"] = used[0]["id"]
-        failed = [e for e in used if e.get("error_occurred") or e.get("skipped")]
-        try:
-            if failed:
-                e = failed[0]
-                row["error"] = str(e.get("error_message") or e.get("skip_message") or "failed")
-                row["median_ms"] = None
-            else:
-                row["median_ms"] = float("%.6g" % _median_ms(used))  # 6 digits: noise is >= 0.1%
-        except (KeyError, TypeError) as err:
-            raise InputError("%s: row %s: no usable real_time/time_unit (%s)" % (path, name, err)) from None
-        row["repetitions"] = len(reps) if reps else int(medians[0].get("repetitions", 1))
+        row = {"name": r.name}
+        if isinstance(r.id, dict):
+            row["id"] = r.id
+        if r.error or r.skipped:
+            row["error"], row["median_ms"] = str(r.error or r.skipped), None
+        else:
+            row["median_ms"] = float("%.6g" % r.median_ms)  # 6 digits: noise is >= 0.1%
+        row["repetitions"] = r.repetitions or len(r.samples_ms)
         for counter in ("noise_pct", "samples", "cpu_other_busy"):
-            value = _counter(used, counter)
+            value = r.counter(counter)
             if value is not None:
                 row[counter] = value
         rows.append(row)
@@ -148,17 +117,15 @@ def rows_of(entries, path="run") -> list:
 
 def _audit(path: str):
     try:
-        audit = sbjson.load_sidecar(sbjson.audit_path(path), "audit")
+        audit = sbjson.load_sidecar(sbjson.sidecar_path(path, "audit"), "audit")
     except sbjson.InputError as e:
         raise InputError("%s: its audit sidecar: %s" % (path, e)) from None
     if audit is None:
         return None
-    out = {"clean": audit["clean"], "findings": list(audit["findings"])}
-    # The checks' own bar for a loaded host, so that a change in load is judged by it.
-    limit = (audit.get("thresholds") or {}).get("other_busy_cores")
-    if isinstance(limit, (int, float)):
-        out["other_busy_cores"] = limit
-    return out
+    # The checks' thresholds with it: the tracker judges by them (a change in load, a change
+    # point's minimum), never by numbers of its own.
+    return {"clean": audit["clean"], "findings": list(audit["findings"]),
+            "thresholds": dict(audit.get("thresholds") or {})}
 
 
 def _verdict_md(path: str):

@@ -1,7 +1,11 @@
 // The operations rows time, as data: what each one's timed region does, what it overwrites,
-// how its answer is checked and its LAWN 41 flop count. Nothing in the rows layer switches
-// over operations; a new operation is one more descriptor here.
+// how its answer is checked, its LAWN 41 flop count and, for a driver, the two halves it is made
+// of (gesv = getrf + getrs). The one table of operations: the rows layer builds rows from it,
+// the checks (below the rows layer) and, through each row's id, the tools read it. Nothing
+// switches over operation names; a new operation is one more descriptor here.
 #pragma once
+
+#include <string>
 
 #include "solvebench/errors.hpp"
 #include "solvebench/flops.hpp"
@@ -18,6 +22,10 @@ struct operation {
   bool multiplies;       // the timed region is C = A B
   bool batched;          // many small systems in one call (counts are per system)
   flop_counts (*counts)(double n, double nrhs);  // LAWN 41 multiplications and additions of one system
+  // A driver (gesv, posv): the operations of its factorization and of its solve, which rows of
+  // the same backend time apart; none for the others.
+  const operation* factor_half = nullptr;
+  const operation* solve_half = nullptr;
 
   // getrs/potrs: the factors are made once at set-up, the timed region only solves.
   bool reuses_factors() const { return solves && !factors; }
@@ -25,26 +33,35 @@ struct operation {
   bool checked_by_solving() const { return factors && !solves; }
   // Rows of operations with right-hand sides carry /nrhs:K (batched rows solve one each).
   bool has_rhs() const { return solves && !batched; }
+  bool is_driver() const { return factor_half != nullptr && solve_half != nullptr; }
   matrix_kind default_kind() const {
     return family == factorization::cholesky ? matrix_kind::spd : matrix_kind::uniform;
   }
 };
 
 namespace ops {
-inline constexpr operation gesv{
-    "gesv", factorization::lu, true, true, false, false, [](double n, double k) { return gesv_counts(n, k); }};
 inline constexpr operation getrf{
     "getrf", factorization::lu, true, false, false, false, [](double n, double) { return getrf_counts(n); }};
 inline constexpr operation getrs{
     "getrs", factorization::lu, false, true, false, false, [](double n, double k) { return getrs_counts(n, k); }};
-inline constexpr operation posv{
-    "posv", factorization::cholesky, true, true, false, false, [](double n, double k) { return posv_counts(n, k); }};
 inline constexpr operation potrf{
     "potrf", factorization::cholesky, true, false, false, false, [](double n, double) { return potrf_counts(n); }};
 inline constexpr operation potrs{
     "potrs", factorization::cholesky, false, true, false, false, [](double n, double k) { return potrs_counts(n, k); }};
 inline constexpr operation gemm{
     "gemm", factorization::lu, false, false, true, false, [](double n, double) { return gemm_counts(n, n, n); }};
+inline constexpr operation gesv{
+    "gesv", factorization::lu, true, true, false, false, [](double n, double k) { return gesv_counts(n, k); }, &getrf,
+    &getrs};
+inline constexpr operation posv{"posv",
+                                factorization::cholesky,
+                                true,
+                                true,
+                                false,
+                                false,
+                                [](double n, double k) { return posv_counts(n, k); },
+                                &potrf,
+                                &potrs};
 // Many small systems solved in one call (one right-hand side each; counts are per system).
 inline constexpr operation gesv_batched{
     "gesv", factorization::lu, true, true, false, true, [](double n, double) { return gesv_counts(n, 1); }};
@@ -53,7 +70,18 @@ inline constexpr operation posv_batched{
 
 // The dense solve family, in the order its rows are registered.
 inline constexpr const operation* solve_family[] = {&gesv, &posv, &getrf, &getrs, &potrf, &potrs, &gemm};
+// Every operation a row may time, batched ones included.
+inline constexpr const operation* all[] = {&gesv,  &posv, &getrf,        &getrs,       &potrf,
+                                           &potrs, &gemm, &gesv_batched, &posv_batched};
 }  // namespace ops
+
+// The operation a row's id names (its op and whether its path is batched); none for a name no
+// row of this version times.
+inline const operation* find_operation(const std::string& name, bool batched = false) {
+  for (const operation* op : ops::all)
+    if (name == op->name && batched == op->batched) return op;
+  return nullptr;
+}
 
 // Mixed precision: fp64 data, A factored in a lower precision, x refined to fp64 accuracy. The
 // operation is gesv; the factorization's precision is the row id's `factor` letter (dsgesv,
