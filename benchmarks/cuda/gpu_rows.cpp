@@ -67,7 +67,7 @@ std::optional<std::int64_t> largest_gpu_n(session& run, cuda::context& ctx, cons
     const problem p = make_problem(make_row_id<T>(b, op, n, opt.nrhs.front()), op, opt.kind, opt.seed);
     if (op.multiplies) return gemm_adapter<T>::device_bytes(p);
     const bool lu = op.family == factorization::lu;
-    if (std::string(b.placement) == "resident")
+    if (b.placement == row_placement::resident)
       return lu ? lu_rows<T>::device_bytes(p, ctx, api) : cholesky_rows<T>::device_bytes(p, ctx, api);
     if (host != 0 && lu_transfer<T>::host_bytes(p) > host) return UINT64_MAX;
     return lu ? lu_transfer<T>::device_bytes(p, ctx, api) : cholesky_transfer<T>::device_bytes(p, ctx, api);
