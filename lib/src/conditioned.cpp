@@ -9,6 +9,7 @@
 
 #include "parallel.hpp"
 #include "solvebench/errors.hpp"
+#include "solvebench/precision.hpp"
 
 namespace solvebench {
 namespace {
@@ -158,7 +159,8 @@ host_matrix<T> generate_conditioned(const conditioned_spec& spec) {
   return a;
 }
 
-template host_matrix<float> generate_conditioned(const conditioned_spec&);
-template host_matrix<double> generate_conditioned(const conditioned_spec&);
+#define SB_INSTANTIATE(T) template host_matrix<T> generate_conditioned(const conditioned_spec&);
+SOLVE_BENCH_FOR_EACH_REAL_PRECISION(SB_INSTANTIATE)
+#undef SB_INSTANTIATE
 
 }  // namespace solvebench
