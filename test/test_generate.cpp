@@ -10,6 +10,7 @@
 #include <cmath>
 #include <limits>
 
+#include "precision_types.hpp"
 #include "solvebench/errors.hpp"
 #include "solvebench/generate.hpp"
 
@@ -140,8 +141,7 @@ TEST(Generate, RealEntriesArePinned) {
 
 template <class T>
 class GenerateComplex : public ::testing::Test {};
-using ComplexPrecisions = ::testing::Types<std::complex<float>, std::complex<double>>;
-TYPED_TEST_SUITE(GenerateComplex, ComplexPrecisions);
+TYPED_TEST_SUITE(GenerateComplex, ComplexPrecisions, PrecisionLetter);
 
 TYPED_TEST(GenerateComplex, EntriesMatchThePointwiseDefinitionAndTheRealGenerator) {
   using T = TypeParam;
