@@ -238,7 +238,7 @@ TYPED_TEST(GenerateComplex, SingularAndNanAsForReal) {
     sb::require_finite("A", bad);
     FAIL() << "expected non_finite_input";
   } catch (const sb::non_finite_input& e) {
-    EXPECT_NE(std::string(e.what()).find("A"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find('A'), std::string::npos) << e.what();
   }
   EXPECT_NO_THROW(sb::require_finite("A", s));
   auto inf_imag = s;

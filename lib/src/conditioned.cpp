@@ -137,7 +137,7 @@ double parse_condition_number(const std::string& text) {
 
 std::string format_condition_number(double cond) {
   if (cond > 0 && std::isfinite(cond)) {
-    const std::string power = "1e" + std::to_string(static_cast<long>(std::lround(std::log10(cond))));
+    std::string power = "1e" + std::to_string(static_cast<long>(std::lround(std::log10(cond))));
     if (std::strtod(power.c_str(), nullptr) == cond) return power;
   }
   return number_text(cond);

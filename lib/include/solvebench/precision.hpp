@@ -8,6 +8,7 @@
 #include <complex>
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <type_traits>
 
 namespace solvebench {
@@ -134,7 +135,7 @@ void for_each_precision(const Letters& letters, F&& f, precision_list<Ts...> = {
     for_each_precision(letters, f, all_precisions{});
   } else {
     for (const auto& p : letters) {
-      const std::string name(p);
+      const std::string_view name(p);
       (..., (name.size() == 1 && name[0] == precision<Ts>::letter ? static_cast<void>(f(tag<Ts>{})) : void()));
     }
   }
