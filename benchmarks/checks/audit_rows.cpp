@@ -82,8 +82,10 @@ std::optional<std::string> driver_vs_halves(const rule_input& in, std::vector<fi
     }
     std::string msg = what, cause;
     if (const std::string cores = short_of_threads(in, *d); !cores.empty() && short_of_threads(in, *f).empty())
-      msg += " It " + cores.substr(0, cores.find(" (")) + " where its halves had theirs: the library ran it on fewer "
-             "threads." + cores_text({d, f, s});
+      msg += " It " + cores.substr(0, cores.find(" (")) +
+             " where its halves had theirs: the library ran it on fewer "
+             "threads." +
+             cores_text({d, f, s});
     if (id.device == "cpu") {
       const std::string vendor = in.context("blas_vendor"), version = in.context("blas_version");
       msg += " Library: " + (vendor.empty() ? std::string("unknown BLAS") : vendor) +

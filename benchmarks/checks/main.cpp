@@ -268,7 +268,9 @@ int checks_main(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   const std::string sub = argc > 1 ? argv[1] : "";
-  if (sub == "compare") return bench::run_guarded("solve_bench_checks compare", [&] { return compare_main(argc, argv); });
-  if (sub == "history") return bench::run_guarded("solve_bench_checks history", [&] { return history_main(argc, argv); });
+  if (sub == "compare")
+    return bench::run_guarded("solve_bench_checks compare", [&] { return compare_main(argc, argv); });
+  if (sub == "history")
+    return bench::run_guarded("solve_bench_checks history", [&] { return history_main(argc, argv); });
   return bench::run_guarded("solve_bench_checks", [&] { return checks_main(argc, argv); });
 }
