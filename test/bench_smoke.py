@@ -27,8 +27,8 @@ import subprocess
 import sys
 
 import smoke_lib as sb
-from smoke_lib import (BLAS_VENDOR, CONTEXT_KEYS, THRESHOLD, WIDTH, dense_operations, fail, load_rows_log,
-                       no_build_paths, require_gpu, run, usage_error)
+from smoke_lib import (BLAS_VENDOR, CONTEXT_KEYS, ROW_LINE, THRESHOLD, WIDTH, dense_operations, fail, load_rows_log,
+                       no_build_paths, require_gpu, run, table_lines, usage_error)
 
 
 def case_run(exe, work):
@@ -288,25 +288,6 @@ def case_checks(exe, work):
     if p.returncode != 0 or "thread_env" in p.stdout:
         fail("a run without thread variables must not flag them (exit %d):\n%s" % (p.returncode, p.stdout[-2000:]))
     print("ok: audit and verdict at the end and beside the JSON; OPENBLAS_NUM_THREADS=1 named; verdicts agree")
-
-
-ROW_LINE = re.compile(r"^(?P<name>[A-Z][\w-]*/\S+)\s+"
-                      r"(?:(?P<time>[\d.]+ (?:ns|us|ms|s))\s+(?:±(?P<noise>\S+)%)?\s+(?P<calls>\d+)?\s+"
-                      r"(?P<rate>\S+)\s+(?P<resid>\S+)?(?:\s+(?P<notes>.*))?|ERROR (?P<error>.*))$")
-
-
-def table_lines(stdout):
-    """The console table's lines after its header and rule (up to the audit), each with its
-    continuation lines; and the lines above the header."""
-    table = stdout.split("\naudit: ")[0].splitlines()
-    head = next(i for i, l in enumerate(table) if l.startswith("row "))
-    rows = []
-    for line in table[head:]:
-        if line.startswith(" ") and rows:
-            rows[-1][1].append(line)
-        else:
-            rows.append((line, []))
-    return rows, table[:head]
 
 
 def case_aggregates(exe, work):

@@ -11,7 +11,6 @@ target_link_libraries(solvebench_sm75_only_kernel PRIVATE solvebench_warnings)
 add_executable(solvebench_gpu_tests
   test_cuda_owners.cpp
   test_cusolver.cpp
-  test_cusolver_complex.cpp
   test_cusolver_batched.cpp
   test_cusolver_mg.cpp
   test_device_code.cpp

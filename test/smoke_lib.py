@@ -135,6 +135,26 @@ def earlier_result(exe, work, name="keep"):
     return stem, snap
 
 
+# The console table: a row's line (name, time, ±, calls, rate, resid, notes) or its error.
+ROW_LINE = re.compile(r"^(?P<name>[A-Z][\w-]*/\S+)\s+"
+                      r"(?:(?P<time>[\d.]+ (?:ns|us|ms|s))\s+(?:±(?P<noise>\S+)%)?\s+(?P<calls>\d+)?\s+"
+                      r"(?P<rate>\S+)\s+(?P<resid>\S+)?(?:\s+(?P<notes>.*))?|ERROR (?P<error>.*))$")
+
+
+def table_lines(stdout):
+    """The console table's lines after its header and rule (up to the audit), each with its
+    continuation lines; and the lines above the header."""
+    table = stdout.split("\naudit: ")[0].splitlines()
+    head = next(i for i, l in enumerate(table) if l.startswith("row "))
+    rows = []
+    for line in table[head:]:
+        if line.startswith(" ") and rows:
+            rows[-1][1].append(line)
+        else:
+            rows.append((line, []))
+    return rows, table[:head]
+
+
 def usage_error(p, needle, program="solve_bench"):
     """Exit 2 and one line on stderr that names the problem and points to --help (Google
     Benchmark's own warning about a BENCHMARK_* variable, printed before main, aside)."""

@@ -7,6 +7,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "precision_types.hpp"
 #include "solvebench/errors.hpp"
 #include "solvebench/generate.hpp"
 #include "solvebench/lapack.hpp"
@@ -37,8 +38,7 @@ void fill_batch(std::vector<T>& a, std::vector<T>& b, sb::matrix_kind kind, std:
 
 template <class T>
 class LapackBatched : public ::testing::Test {};
-using Precisions = ::testing::Types<float, double>;
-TYPED_TEST_SUITE(LapackBatched, Precisions);
+TYPED_TEST_SUITE(LapackBatched, RealPrecisions, PrecisionLetter);
 
 TYPED_TEST(LapackBatched, EqualsOneByOneSolves) {
   using T = TypeParam;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gpu_test.hpp"
+#include "precision_types.hpp"
 #include "solvebench/cusolver_batched.hpp"
 #include "solvebench/device_generate.hpp"
 #include "solvebench/device_residual.hpp"
@@ -20,8 +21,7 @@ namespace cuda = solvebench::cuda;
 
 template <class T>
 class CusolverBatched : public GpuTest {};
-using Precisions = ::testing::Types<float, double>;
-TYPED_TEST_SUITE(CusolverBatched, Precisions);
+TYPED_TEST_SUITE(CusolverBatched, RealPrecisions, PrecisionLetter);
 
 TYPED_TEST(CusolverBatched, AgreesWithOneByOneLapacke) {
   using T = TypeParam;

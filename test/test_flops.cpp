@@ -49,7 +49,9 @@ sb::flop_counts last_count() {
 class mat {
  public:
   explicit mat(int n) : n_(n), v_(static_cast<std::size_t>(n) * static_cast<std::size_t>(n), counted{1.0}) {}
-  counted& operator()(int i, int j) { return v_[static_cast<std::size_t>(j * n_ + i)]; }
+  counted& operator()(int i, int j) {
+    return v_[static_cast<std::size_t>(j) * static_cast<std::size_t>(n_) + static_cast<std::size_t>(i)];
+  }
 
  private:
   int n_;

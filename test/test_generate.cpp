@@ -10,6 +10,7 @@
 #include <cmath>
 #include <limits>
 
+#include "precision_types.hpp"
 #include "solvebench/errors.hpp"
 #include "solvebench/generate.hpp"
 
@@ -140,8 +141,7 @@ TEST(Generate, RealEntriesArePinned) {
 
 template <class T>
 class GenerateComplex : public ::testing::Test {};
-using ComplexPrecisions = ::testing::Types<std::complex<float>, std::complex<double>>;
-TYPED_TEST_SUITE(GenerateComplex, ComplexPrecisions);
+TYPED_TEST_SUITE(GenerateComplex, ComplexPrecisions, PrecisionLetter);
 
 TYPED_TEST(GenerateComplex, EntriesMatchThePointwiseDefinitionAndTheRealGenerator) {
   using T = TypeParam;
@@ -238,7 +238,7 @@ TYPED_TEST(GenerateComplex, SingularAndNanAsForReal) {
     sb::require_finite("A", bad);
     FAIL() << "expected non_finite_input";
   } catch (const sb::non_finite_input& e) {
-    EXPECT_NE(std::string(e.what()).find("A"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find('A'), std::string::npos) << e.what();
   }
   EXPECT_NO_THROW(sb::require_finite("A", s));
   auto inf_imag = s;

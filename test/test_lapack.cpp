@@ -6,9 +6,11 @@
 #include <limits>
 #include <type_traits>
 
+#include "precision_types.hpp"
 #include "solvebench/errors.hpp"
 #include "solvebench/generate.hpp"
 #include "solvebench/lapack.hpp"
+#include "solvebench/precision.hpp"
 #include "solvebench/residual.hpp"
 
 namespace sb = solvebench;
@@ -37,8 +39,7 @@ std::vector<lapack::index_t> pivots(std::int64_t n) {
 
 template <class T>
 class Lapack : public ::testing::Test {};
-using Precisions = ::testing::Types<float, double>;
-TYPED_TEST_SUITE(Lapack, Precisions);
+TYPED_TEST_SUITE(Lapack, RealPrecisions, PrecisionLetter);
 
 TYPED_TEST(Lapack, GesvSolvesAnExactSystemExactly) {
   // P A = L U with L = [1 0; 1/2 1], U = [4 1; 0 1/2]: every step is exact in binary.
@@ -105,37 +106,46 @@ TEST_P(LapackRandom, DoubleSystemsPassTheResidualCheck) { random_systems<double>
 TEST_P(LapackRandom, FloatSystemsPassTheResidualCheck) { random_systems<float>(GetParam()); }
 INSTANTIATE_TEST_SUITE_P(OddSizes, LapackRandom, ::testing::Values(1, 2, 3, 17, 101, 255, 257));
 
-TYPED_TEST(Lapack, GemmMatchesANaiveProductAndPassesItsCheck) {
+// ---- every precision (s, d, c, z) -----------------------------------------------------------
+
+template <class T>
+class LapackAll : public ::testing::Test {};
+TYPED_TEST_SUITE(LapackAll, AllPrecisions, PrecisionLetter);
+
+TYPED_TEST(LapackAll, GemmMatchesANaiveProductAndPassesItsCheck) {
+  using T = TypeParam;
+  using W = typename sb::precision<T>::wide;
   const std::int64_t n = 45;
-  const auto a = sb::generate_matrix<TypeParam>(sb::matrix_kind::uniform, n, 1);
-  const auto b = sb::generate_matrix<TypeParam>(sb::matrix_kind::uniform, n, 2);
-  sb::host_matrix<TypeParam> c(n, n);
+  const auto a = sb::generate_matrix<T>(sb::matrix_kind::uniform, n, 1);
+  const auto b = sb::generate_matrix<T>(sb::matrix_kind::uniform, n, 2);
+  sb::host_matrix<T> c(n, n);
   lapack::gemm(a, b, c);
   for (std::int64_t i = 0; i < n; i += 7)
     for (std::int64_t j = 0; j < n; j += 5) {
-      double s = 0;
-      for (std::int64_t k = 0; k < n; ++k) s += static_cast<double>(a(i, k)) * static_cast<double>(b(k, j));
-      EXPECT_NEAR(static_cast<double>(c(i, j)), s, 1e-4 * s);
+      W s = 0;
+      for (std::int64_t k = 0; k < n; ++k) s += W(a(i, k)) * W(b(k, j));
+      EXPECT_LE(std::abs(W(c(i, j)) - s), 1e-4 * std::abs(s)) << i << "," << j;
     }
   EXPECT_LT(sb::gemm_scaled_residual(a, b, c), sb::residual_threshold);
-  c(3, 4) += TypeParam(1);  // ~10% of the entry
+  c(3, 4) += one_off<T>();  // ~5-10% of the entry
   EXPECT_GT(sb::gemm_scaled_residual(a, b, c), sb::residual_threshold) << "a wrong entry must fail the check";
 }
 
-TEST(LapackErrors, SingularMatrixNamesThePivot) {
-  auto a = sb::generate_matrix<double>(sb::matrix_kind::singular, 300, 1);  // zero column 150
-  auto b = sb::generate_rhs<double>(300, 1, 1);
+TYPED_TEST(LapackAll, SingularMatrixNamesThePivot) {
+  using T = TypeParam;
+  auto a = sb::generate_matrix<T>(sb::matrix_kind::singular, 300, 1);  // zero column 150
+  auto b = sb::generate_rhs<T>(300, 1, 1);
   auto ipiv = pivots(300);
   try {
     lapack::gesv(a, ipiv, b);
     FAIL() << "expected singular_matrix";
   } catch (const sb::singular_matrix& e) {
     EXPECT_EQ(e.pivot(), 151);
-    EXPECT_NE(std::string(e.what()).find("singular matrix"), std::string::npos);
-    EXPECT_NE(std::string(e.what()).find("151"), std::string::npos);
-    EXPECT_NE(std::string(e.what()).find("LAPACKE_dgesv"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("singular matrix"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("151"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(sb::routine_name<T>("LAPACKE_", "gesv")), std::string::npos) << e.what();
   }
-  auto f = sb::generate_matrix<float>(sb::matrix_kind::singular, 7, 1);
+  auto f = sb::generate_matrix<T>(sb::matrix_kind::singular, 7, 1);
   auto fp = pivots(7);
   try {
     lapack::getrf(f, fp);
@@ -145,18 +155,28 @@ TEST(LapackErrors, SingularMatrixNamesThePivot) {
   }
 }
 
-TEST(LapackErrors, NotPositiveDefiniteNamesTheMinor) {
-  auto a = sb::generate_matrix<double>(sb::matrix_kind::spd, 300, 1);
-  a(200, 200) = -1.0;  // leading minors 1..200 stay SPD; minor 201 is not
-  auto b = sb::generate_rhs<double>(300, 1, 1);
+TYPED_TEST(LapackAll, NotPositiveDefiniteNamesTheMinor) {
+  using T = TypeParam;
+  auto a = sb::generate_matrix<T>(sb::matrix_kind::spd, 300, 1);
+  a(200, 200) = T(-1);  // leading minors 1..200 stay SPD (HPD); minor 201 is not
+  auto b = sb::generate_rhs<T>(300, 1, 1);
   try {
     lapack::posv(a, b);
     FAIL() << "expected not_positive_definite";
   } catch (const sb::not_positive_definite& e) {
     EXPECT_EQ(e.minor_order(), 201);
-    EXPECT_NE(std::string(e.what()).find("not positive definite"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("not positive definite"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(sb::routine_name<T>("LAPACKE_", "posv")), std::string::npos) << e.what();
   }
-  auto d = from_rows<float>({{1, 0, 0}, {0, -1, 0}, {0, 0, 1}});
+  auto l = sb::generate_matrix<T>(sb::matrix_kind::spd, 40, 2);
+  l(9, 9) = T(0);
+  try {
+    lapack::potrf(l);
+    FAIL() << "expected not_positive_definite";
+  } catch (const sb::not_positive_definite& e) {
+    EXPECT_EQ(e.minor_order(), 10);
+  }
+  auto d = from_rows<T>({{1, 0, 0}, {0, -1, 0}, {0, 0, 1}});
   try {
     lapack::potrf(d);
     FAIL() << "expected not_positive_definite";
@@ -229,8 +249,7 @@ TEST(LapackMixed, DsgesvReachesDoubleAccuracyWithFewIterations) {
 
 template <class T>
 class LapackComplex : public ::testing::Test {};
-using ComplexPrecisions = ::testing::Types<std::complex<float>, std::complex<double>>;
-TYPED_TEST_SUITE(LapackComplex, ComplexPrecisions);
+TYPED_TEST_SUITE(LapackComplex, ComplexPrecisions, PrecisionLetter);
 
 TYPED_TEST(LapackComplex, PosvSolvesAnExactHermitianSystemExactly) {
   using T = TypeParam;
@@ -297,70 +316,6 @@ TEST_P(LapackComplexRandom, FloatComplexSystemsPassTheResidualCheck) {
   random_complex_systems<std::complex<float>>(GetParam());
 }
 INSTANTIATE_TEST_SUITE_P(OddSizes, LapackComplexRandom, ::testing::Values(1, 2, 3, 17, 101, 255, 257));
-
-TYPED_TEST(LapackComplex, GemmMatchesANaiveProductAndPassesItsCheck) {
-  using T = TypeParam;
-  const std::int64_t n = 45;
-  const auto a = sb::generate_matrix<T>(sb::matrix_kind::uniform, n, 1);
-  const auto b = sb::generate_matrix<T>(sb::matrix_kind::uniform, n, 2);
-  sb::host_matrix<T> c(n, n);
-  lapack::gemm(a, b, c);
-  for (std::int64_t i = 0; i < n; i += 7)
-    for (std::int64_t j = 0; j < n; j += 5) {
-      std::complex<double> s = 0;
-      for (std::int64_t k = 0; k < n; ++k) s += std::complex<double>(a(i, k)) * std::complex<double>(b(k, j));
-      EXPECT_LE(std::abs(std::complex<double>(c(i, j)) - s), 1e-4 * std::abs(s));
-    }
-  EXPECT_LT(sb::gemm_scaled_residual(a, b, c), sb::residual_threshold);
-  c(3, 4) += T(0, 1);  // the imaginary part off by ~5% of the entry
-  EXPECT_GT(sb::gemm_scaled_residual(a, b, c), sb::residual_threshold) << "a wrong entry must fail the check";
-}
-
-TYPED_TEST(LapackComplex, SingularMatrixNamesThePivot) {
-  using T = TypeParam;
-  const char* routine = std::is_same_v<T, std::complex<double>> ? "LAPACKE_zgesv" : "LAPACKE_cgesv";
-  auto a = sb::generate_matrix<T>(sb::matrix_kind::singular, 300, 1);  // zero column 150
-  auto b = sb::generate_rhs<T>(300, 1, 1);
-  auto ipiv = pivots(300);
-  try {
-    lapack::gesv(a, ipiv, b);
-    FAIL() << "expected singular_matrix";
-  } catch (const sb::singular_matrix& e) {
-    EXPECT_EQ(e.pivot(), 151);
-    EXPECT_NE(std::string(e.what()).find(routine), std::string::npos) << e.what();
-  }
-  auto f = sb::generate_matrix<T>(sb::matrix_kind::singular, 7, 1);
-  auto fp = pivots(7);
-  try {
-    lapack::getrf(f, fp);
-    FAIL() << "expected singular_matrix";
-  } catch (const sb::singular_matrix& e) {
-    EXPECT_EQ(e.pivot(), 4);
-  }
-}
-
-TYPED_TEST(LapackComplex, NotPositiveDefiniteNamesTheMinor) {
-  using T = TypeParam;
-  const char* routine = std::is_same_v<T, std::complex<double>> ? "LAPACKE_zposv" : "LAPACKE_cposv";
-  auto a = sb::generate_matrix<T>(sb::matrix_kind::spd, 300, 1);
-  a(200, 200) = -1;  // leading minors 1..200 stay HPD; minor 201 is not
-  auto b = sb::generate_rhs<T>(300, 1, 1);
-  try {
-    lapack::posv(a, b);
-    FAIL() << "expected not_positive_definite";
-  } catch (const sb::not_positive_definite& e) {
-    EXPECT_EQ(e.minor_order(), 201);
-    EXPECT_NE(std::string(e.what()).find(routine), std::string::npos) << e.what();
-  }
-  auto l = sb::generate_matrix<T>(sb::matrix_kind::spd, 40, 2);
-  l(9, 9) = T(0);
-  try {
-    lapack::potrf(l);
-    FAIL() << "expected not_positive_definite";
-  } catch (const sb::not_positive_definite& e) {
-    EXPECT_EQ(e.minor_order(), 10);
-  }
-}
 
 TYPED_TEST(LapackComplex, NanInputIsCaughtByTheResidualCheck) {
   using T = TypeParam;

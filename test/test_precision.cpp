@@ -19,6 +19,11 @@ static_assert(std::is_same_v<sb::precision<float>::wide, double>);
 static_assert(std::is_same_v<sb::precision<std::complex<float>>::wide, std::complex<double>>);
 static_assert(sb::precision<std::complex<float>>::is_complex && !sb::precision<double>::is_complex);
 static_assert(sb::is_complex_v<std::complex<double>> && !sb::is_complex_v<double> && !sb::is_complex_v<int>);
+// The type lists come from the instantiation macros: the same four, in LAPACK's order.
+static_assert(
+    std::is_same_v<sb::all_precisions, sb::precision_list<float, double, std::complex<float>, std::complex<double>>>);
+static_assert(std::is_same_v<sb::real_precisions, sb::precision_list<float, double>>);
+static_assert(std::is_same_v<sb::complex_precisions, sb::precision_list<std::complex<float>, std::complex<double>>>);
 
 namespace {
 
@@ -66,4 +71,20 @@ TEST(Precision, RoutineNamesSpellTheLetter) {
   EXPECT_EQ(sb::routine_name<std::complex<double>>("LAPACKE_", "gesv"), "LAPACKE_zgesv");
   EXPECT_EQ(sb::nvidia_routine_name<std::complex<float>>("cusolverDn", "getrf"), "cusolverDnCgetrf");
   EXPECT_EQ(sb::routine_name<float>("LAPACKE_", "potrf"), "LAPACKE_spotrf");
+}
+
+TEST(Precision, TheInstantiationMacrosExpandEveryPrecisionInOrder) {
+  std::string all, real, complex;
+#define SB_LETTER_OF(T) all += sb::precision<T>::letter;
+  SOLVE_BENCH_FOR_EACH_PRECISION(SB_LETTER_OF)
+#undef SB_LETTER_OF
+#define SB_LETTER_OF(T) real += sb::precision<T>::letter;
+  SOLVE_BENCH_FOR_EACH_REAL_PRECISION(SB_LETTER_OF)
+#undef SB_LETTER_OF
+#define SB_LETTER_OF(T) complex += sb::precision<T>::letter;
+  SOLVE_BENCH_FOR_EACH_COMPLEX_PRECISION(SB_LETTER_OF)
+#undef SB_LETTER_OF
+  EXPECT_EQ(all, "sdcz");
+  EXPECT_EQ(real, "sd");
+  EXPECT_EQ(complex, "cz");
 }

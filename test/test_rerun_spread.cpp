@@ -103,7 +103,7 @@ TEST(RerunSpread, PooledFilesAreProcessesOfTheirOwn) {
 
 // noise_pct (issue 30): the interval a re-run lands in, from the rounds; one round of a run that
 // has rounds says nothing; a saved run of an earlier version keeps what it said.
-sb::row_record rounds_row(std::vector<double> ms, std::map<std::string, std::vector<double>> counters) {
+sb::row_record rounds_row(const std::vector<double>& ms, std::map<std::string, std::vector<double>> counters) {
   sb::row_record r;
   r.id = sb::legacy_row_id("CPU/dgemm/n:64");
   r.name = r.id.name();

@@ -6,6 +6,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "precision_types.hpp"
 #include "solvebench/errors.hpp"
 #include "solvebench/generate.hpp"
 #include "solvebench/lapack.hpp"
@@ -120,8 +121,7 @@ TEST(ResidualComplex, EpsIsTheRealTypes) {
 
 template <class T>
 class ResidualComplexSolve : public ::testing::Test {};
-using ComplexPrecisions = ::testing::Types<std::complex<float>, std::complex<double>>;
-TYPED_TEST_SUITE(ResidualComplexSolve, ComplexPrecisions);
+TYPED_TEST_SUITE(ResidualComplexSolve, ComplexPrecisions, PrecisionLetter);
 
 TYPED_TEST(ResidualComplexSolve, SolveIsSmallAndAPerturbedAnswerFails) {
   using T = TypeParam;

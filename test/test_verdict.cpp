@@ -329,7 +329,7 @@ TEST(VerdictSaidOnce, VerdictMdSaysEachCitedFindingAndItsCauseOnce) {
   // Headings, a list, emphasis: nothing a plain Markdown renderer shows as its source.
   for (std::size_t start = 0, end; (end = md.find('\n', start)) != std::string::npos; start = end + 1) {
     const std::string line = md.substr(start, end - start);
-    EXPECT_TRUE(line.empty() || line.rfind("#", 0) == 0 || line.rfind("- ", 0) == 0 ||
+    EXPECT_TRUE(line.empty() || line.rfind('#', 0) == 0 || line.rfind("- ", 0) == 0 ||
                 line.find('|') == std::string::npos)
         << line;
   }

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "solvebench/matrix.hpp"
+#include "solvebench/precision.hpp"
 #include "solvebench/residual.hpp"
 
 namespace solvebench::bench {
@@ -24,7 +25,9 @@ worst_system batch_worst_residual(const T* a, const T* x, const T* b, std::int64
   return worst;
 }
 
-template worst_system batch_worst_residual(const float*, const float*, const float*, std::int64_t, std::int64_t);
-template worst_system batch_worst_residual(const double*, const double*, const double*, std::int64_t, std::int64_t);
+#define SB_INSTANTIATE(T) \
+  template worst_system batch_worst_residual(const T*, const T*, const T*, std::int64_t, std::int64_t);
+SOLVE_BENCH_FOR_EACH_REAL_PRECISION(SB_INSTANTIATE)
+#undef SB_INSTANTIATE
 
 }  // namespace solvebench::bench

@@ -9,6 +9,7 @@
 
 #include "parallel.hpp"
 #include "solvebench/errors.hpp"
+#include "solvebench/precision.hpp"
 
 namespace solvebench {
 namespace {
@@ -136,7 +137,7 @@ double parse_condition_number(const std::string& text) {
 
 std::string format_condition_number(double cond) {
   if (cond > 0 && std::isfinite(cond)) {
-    const std::string power = "1e" + std::to_string(static_cast<long>(std::lround(std::log10(cond))));
+    std::string power = "1e" + std::to_string(static_cast<long>(std::lround(std::log10(cond))));
     if (std::strtod(power.c_str(), nullptr) == cond) return power;
   }
   return number_text(cond);
@@ -158,7 +159,8 @@ host_matrix<T> generate_conditioned(const conditioned_spec& spec) {
   return a;
 }
 
-template host_matrix<float> generate_conditioned(const conditioned_spec&);
-template host_matrix<double> generate_conditioned(const conditioned_spec&);
+#define SB_INSTANTIATE(T) template host_matrix<T> generate_conditioned(const conditioned_spec&);
+SOLVE_BENCH_FOR_EACH_REAL_PRECISION(SB_INSTANTIATE)
+#undef SB_INSTANTIATE
 
 }  // namespace solvebench

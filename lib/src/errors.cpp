@@ -54,7 +54,7 @@ std::int64_t checked_size(const std::string& what, std::int64_t n, std::int64_t 
                            std::to_string(max_index) + ")");
   // n*n elements of 16 bytes must stay addressable.
   const auto limit =
-      static_cast<std::int64_t>(std::sqrt(static_cast<double>(std::numeric_limits<std::size_t>::max() / 16)));
+      static_cast<std::int64_t>(std::sqrt(static_cast<double>(std::numeric_limits<std::size_t>::max()) / 16));
   if (n > limit)
     throw invalid_argument(what + " = " + std::to_string(n) + " makes an n x n matrix too large to address");
   return n;

@@ -45,10 +45,7 @@ host_matrix<T> generate_rhs(std::int64_t n, std::int64_t nrhs, std::uint64_t see
 #define SB_INSTANTIATE(T)                                                            \
   template host_matrix<T> generate_matrix(matrix_kind, std::int64_t, std::uint64_t); \
   template host_matrix<T> generate_rhs(std::int64_t, std::int64_t, std::uint64_t);
-SB_INSTANTIATE(float)
-SB_INSTANTIATE(double)
-SB_INSTANTIATE(std::complex<float>)
-SB_INSTANTIATE(std::complex<double>)
+SOLVE_BENCH_FOR_EACH_PRECISION(SB_INSTANTIATE)
 #undef SB_INSTANTIATE
 
 }  // namespace solvebench

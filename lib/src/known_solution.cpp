@@ -7,6 +7,7 @@
 
 #include "parallel.hpp"
 #include "solvebench/errors.hpp"
+#include "solvebench/precision.hpp"
 #include "tabulate.hpp"
 
 namespace solvebench {
@@ -67,11 +68,11 @@ double forward_error(const host_matrix<T>& x_hat, const host_matrix<T>& x_true) 
   return worst;
 }
 
-template host_matrix<float> generate_known_solution(std::int64_t, std::int64_t, std::uint64_t);
-template host_matrix<double> generate_known_solution(std::int64_t, std::int64_t, std::uint64_t);
-template host_matrix<float> rhs_from_solution(const host_matrix<float>&, const host_matrix<float>&);
-template host_matrix<double> rhs_from_solution(const host_matrix<double>&, const host_matrix<double>&);
-template double forward_error(const host_matrix<float>&, const host_matrix<float>&);
-template double forward_error(const host_matrix<double>&, const host_matrix<double>&);
+#define SB_INSTANTIATE(T)                                                                     \
+  template host_matrix<T> generate_known_solution(std::int64_t, std::int64_t, std::uint64_t); \
+  template host_matrix<T> rhs_from_solution(const host_matrix<T>&, const host_matrix<T>&);    \
+  template double forward_error(const host_matrix<T>&, const host_matrix<T>&);
+SOLVE_BENCH_FOR_EACH_REAL_PRECISION(SB_INSTANTIATE)
+#undef SB_INSTANTIATE
 
 }  // namespace solvebench

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "solvebench/errors.hpp"
+#include "solvebench/precision.hpp"
 
 namespace solvebench {
 
@@ -113,13 +114,10 @@ void require_finite(const std::string& name, const host_matrix<T>& m) {
   throw non_finite_input(name, k % m.rows(), k / m.rows(), offending(*it));
 }
 
-template class host_matrix<float>;
-template class host_matrix<double>;
-template class host_matrix<std::complex<float>>;
-template class host_matrix<std::complex<double>>;
-template void require_finite(const std::string&, const host_matrix<float>&);
-template void require_finite(const std::string&, const host_matrix<double>&);
-template void require_finite(const std::string&, const host_matrix<std::complex<float>>&);
-template void require_finite(const std::string&, const host_matrix<std::complex<double>>&);
+#define SB_INSTANTIATE(T)        \
+  template class host_matrix<T>; \
+  template void require_finite(const std::string&, const host_matrix<T>&);
+SOLVE_BENCH_FOR_EACH_PRECISION(SB_INSTANTIATE)
+#undef SB_INSTANTIATE
 
 }  // namespace solvebench

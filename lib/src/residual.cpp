@@ -115,10 +115,7 @@ void check_residual(const std::string& what, double resid) {
 #define SB_INSTANTIATE(T)                                                                                   \
   template double hpl_scaled_residual(const host_matrix<T>&, const host_matrix<T>&, const host_matrix<T>&); \
   template double gemm_scaled_residual(const host_matrix<T>&, const host_matrix<T>&, const host_matrix<T>&);
-SB_INSTANTIATE(float)
-SB_INSTANTIATE(double)
-SB_INSTANTIATE(std::complex<float>)
-SB_INSTANTIATE(std::complex<double>)
+SOLVE_BENCH_FOR_EACH_PRECISION(SB_INSTANTIATE)
 #undef SB_INSTANTIATE
 
 }  // namespace solvebench

@@ -44,7 +44,7 @@ double unit_roundoff(factor_precision p) noexcept {
   switch (p) {
     case factor_precision::fp64: return 0x1.0p-53;
     case factor_precision::fp32: return 0x1.0p-24;
-    case factor_precision::tf32: return 0x1.0p-11;
+    case factor_precision::tf32:  // 10 stored mantissa bits, as fp16
     case factor_precision::fp16: return 0x1.0p-11;
     case factor_precision::bf16: return 0x1.0p-8;
   }

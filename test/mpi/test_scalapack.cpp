@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "../precision_types.hpp"
 #include "solvebench/errors.hpp"
 #include "solvebench/generate.hpp"
 #include "solvebench/lapack.hpp"
@@ -149,8 +150,7 @@ TEST(ScalapackMatrix, PiecesAreTheSingleNodeMatrix) {
 
 template <class T>
 class ScalapackSolve : public ::testing::Test {};
-using Precisions = ::testing::Types<float, double>;
-TYPED_TEST_SUITE(ScalapackSolve, Precisions);
+TYPED_TEST_SUITE(ScalapackSolve, RealPrecisions, PrecisionLetter);
 
 TYPED_TEST(ScalapackSolve, GesvAgreesWithLapacke) {
   using T = TypeParam;

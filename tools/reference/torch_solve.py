@@ -48,13 +48,13 @@ def main():
     for n in (int(s) for s in args.sizes.split(",")):
         a = torch.rand(n, n, dtype=torch.float64, device=dev, generator=g)
         b = torch.rand(n, 1, dtype=torch.float64, device=dev, generator=g)
-        med, lo, hi, x = timed(lambda: torch.linalg.solve(a, b), args.repetitions)
+        med, lo, hi, x = timed(lambda a=a: torch.linalg.solve(a, b), args.repetitions)
         print(json.dumps({"op": "torch.linalg.solve", "n": n, "median_ms": med, "min_ms": lo, "max_ms": hi,
                           "resid": hpl_resid(a, x, b), "torch": torch.__version__}), flush=True)
         s = torch.triu(a, diagonal=1)
         s = s + s.T + n * torch.eye(n, dtype=torch.float64, device=dev)
         del a
-        med, lo, hi, x = timed(lambda: torch.cholesky_solve(b, torch.linalg.cholesky(s)), args.repetitions)
+        med, lo, hi, x = timed(lambda s=s: torch.cholesky_solve(b, torch.linalg.cholesky(s)), args.repetitions)
         print(json.dumps({"op": "torch cholesky+cholesky_solve", "n": n, "median_ms": med, "min_ms": lo,
                           "max_ms": hi, "resid": hpl_resid(s, x, b), "torch": torch.__version__}), flush=True)
         del s

@@ -349,7 +349,7 @@ def cannot_run_here(program, argv, env, copy):
     if program == "tools/check-format":
         if not (shutil.which("clang-format-14") or shutil.which("clang-format")):
             return "no clang-format here"
-        base = argv[-1]
+        base = "HEAD" if argv[-1] == "--all" else argv[-1]  # --all: every tracked file, in a checkout
         if "GIT_DIR" not in env or subprocess.run(["git", "rev-parse", "-q", "--verify", base + "^{commit}"],
                                                   cwd=copy, env=env, capture_output=True).returncode != 0:
             return "no commit %s here (not a git checkout, or a shallow clone)" % base

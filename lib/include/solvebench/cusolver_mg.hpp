@@ -30,6 +30,7 @@
 #include "solvebench/cusolver_mg_layout.hpp"
 #include "solvebench/errors.hpp"
 #include "solvebench/generate.hpp"
+#include "solvebench/precision.hpp"
 
 namespace solvebench::cuda::mg {
 
@@ -154,9 +155,10 @@ class linear_system {
   void fill(bool a, bool b);  // each device's column blocks of A and/or B, then every device synchronised
 };
 
-extern template class distributed_matrix<float>;
-extern template class distributed_matrix<double>;
-extern template class linear_system<float>;
-extern template class linear_system<double>;
+#define SB_EXTERN_INSTANTIATE(T)               \
+  extern template class distributed_matrix<T>; \
+  extern template class linear_system<T>;
+SOLVE_BENCH_FOR_EACH_REAL_PRECISION(SB_EXTERN_INSTANTIATE)
+#undef SB_EXTERN_INSTANTIATE
 
 }  // namespace solvebench::cuda::mg

@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "solvebench/precision.hpp"
+
 namespace solvebench {
 
 // Where host matrices live. A buffer of 2 MiB or more gets a mapping of its own, 2 MiB-aligned
@@ -94,9 +96,8 @@ void require_host_memory(std::uint64_t needed_bytes);
 template <class T>
 void require_finite(const std::string& name, const host_matrix<T>& m);
 
-extern template class host_matrix<float>;
-extern template class host_matrix<double>;
-extern template class host_matrix<std::complex<float>>;
-extern template class host_matrix<std::complex<double>>;
+#define SB_EXTERN_INSTANTIATE(T) extern template class host_matrix<T>;
+SOLVE_BENCH_FOR_EACH_PRECISION(SB_EXTERN_INSTANTIATE)
+#undef SB_EXTERN_INSTANTIATE
 
 }  // namespace solvebench

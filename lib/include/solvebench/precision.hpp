@@ -8,6 +8,7 @@
 #include <complex>
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <type_traits>
 
 namespace solvebench {
@@ -71,12 +72,32 @@ std::string nvidia_routine_name(const char* prefix, const char* op) {
 
 // ---- the precisions, one list ----------------------------------------------------------
 
+// The one list, as X-macros: explicit instantiations need the types spelled out, which a
+// type list cannot do. `SOLVE_BENCH_FOR_EACH_PRECISION(X)` expands to X(float) X(double)
+// X(std::complex<float>) X(std::complex<double>); `..._REAL_PRECISION(X)` to the first two.
+// The type lists below are made from them, so the two spellings cannot drift apart.
+#define SOLVE_BENCH_FOR_EACH_REAL_PRECISION(X) X(float) X(double)
+#define SOLVE_BENCH_FOR_EACH_COMPLEX_PRECISION(X) X(std::complex<float>) X(std::complex<double>)
+#define SOLVE_BENCH_FOR_EACH_PRECISION(X) \
+  SOLVE_BENCH_FOR_EACH_REAL_PRECISION(X) SOLVE_BENCH_FOR_EACH_COMPLEX_PRECISION(X)
+
 template <class... Ts>
 struct precision_list {};
+namespace detail {
+template <class First, class... Ts>
+struct drop_first {
+  using type = precision_list<Ts...>;
+};
+}  // namespace detail
+#define SOLVE_BENCH_PRECISION_LIST_ITEM_(T) , T
 // Every precision the library knows, in LAPACK's order; the letters below come from it.
-using all_precisions = precision_list<float, double, std::complex<float>, std::complex<double>>;
-// The subset for backends or families that have no complex routines.
-using real_precisions = precision_list<float, double>;
+using all_precisions = detail::drop_first<void SOLVE_BENCH_FOR_EACH_PRECISION(SOLVE_BENCH_PRECISION_LIST_ITEM_)>::type;
+// The subsets for backends or families that have no complex routines, and for complex tests.
+using real_precisions =
+    detail::drop_first<void SOLVE_BENCH_FOR_EACH_REAL_PRECISION(SOLVE_BENCH_PRECISION_LIST_ITEM_)>::type;
+using complex_precisions =
+    detail::drop_first<void SOLVE_BENCH_FOR_EACH_COMPLEX_PRECISION(SOLVE_BENCH_PRECISION_LIST_ITEM_)>::type;
+#undef SOLVE_BENCH_PRECISION_LIST_ITEM_
 
 template <class... Ts>
 constexpr std::array<char, sizeof...(Ts)> letters_of(precision_list<Ts...>) {
@@ -114,7 +135,7 @@ void for_each_precision(const Letters& letters, F&& f, precision_list<Ts...> = {
     for_each_precision(letters, f, all_precisions{});
   } else {
     for (const auto& p : letters) {
-      const std::string name(p);
+      const std::string_view name(p);
       (..., (name.size() == 1 && name[0] == precision<Ts>::letter ? static_cast<void>(f(tag<Ts>{})) : void()));
     }
   }

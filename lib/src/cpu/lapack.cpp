@@ -218,10 +218,7 @@ index_t dsgesv_solver::solve(host_matrix<double>& a, const host_matrix<double>& 
   template void potrf(host_matrix<T>&);                                                     \
   template void potrs(const host_matrix<T>&, host_matrix<T>&);                              \
   template void gemm(const host_matrix<T>&, const host_matrix<T>&, host_matrix<T>&);
-SB_INSTANTIATE(float)
-SB_INSTANTIATE(double)
-SB_INSTANTIATE(std::complex<float>)
-SB_INSTANTIATE(std::complex<double>)
+SOLVE_BENCH_FOR_EACH_PRECISION(SB_INSTANTIATE)
 #undef SB_INSTANTIATE
 
 }  // namespace solvebench::lapack

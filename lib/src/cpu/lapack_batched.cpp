@@ -4,6 +4,7 @@
 #include <lapacke.h>
 
 #include "solvebench/errors.hpp"
+#include "solvebench/precision.hpp"
 
 namespace solvebench::lapack {
 
@@ -49,9 +50,10 @@ void posv_batched(T* a, T* b, batch_workspace& ws) {
   for_each_system(a, b, ws, [](std::int64_t, index_t n, T* as, T* bs) { return xposv(n, as, bs); });
 }
 
-template void gesv_batched(float*, float*, batch_workspace&);
-template void gesv_batched(double*, double*, batch_workspace&);
-template void posv_batched(float*, float*, batch_workspace&);
-template void posv_batched(double*, double*, batch_workspace&);
+#define SB_INSTANTIATE(T)                               \
+  template void gesv_batched(T*, T*, batch_workspace&); \
+  template void posv_batched(T*, T*, batch_workspace&);
+SOLVE_BENCH_FOR_EACH_REAL_PRECISION(SB_INSTANTIATE)
+#undef SB_INSTANTIATE
 
 }  // namespace solvebench::lapack

@@ -289,10 +289,7 @@ void gemm(const context& ctx, std::int64_t n, const T* a, const T* b, T* c) {
   template class lu_solver<T>;       \
   template class cholesky_solver<T>; \
   template void gemm(const context&, std::int64_t, const T*, const T*, T*);
-SB_INSTANTIATE(float)
-SB_INSTANTIATE(double)
-SB_INSTANTIATE(std::complex<float>)
-SB_INSTANTIATE(std::complex<double>)
+SOLVE_BENCH_FOR_EACH_PRECISION(SB_INSTANTIATE)
 #undef SB_INSTANTIATE
 
 }  // namespace solvebench::cuda

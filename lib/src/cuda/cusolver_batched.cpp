@@ -128,9 +128,10 @@ void batched_cholesky<T>::check_info() const {
   throw_on_info(nvidia_routine_name<T>("cusolverDn", "potrsBatched"), solve_info, factorization::cholesky);
 }
 
-template class batched_lu<float>;
-template class batched_lu<double>;
-template class batched_cholesky<float>;
-template class batched_cholesky<double>;
+#define SB_INSTANTIATE(T)       \
+  template class batched_lu<T>; \
+  template class batched_cholesky<T>;
+SOLVE_BENCH_FOR_EACH_REAL_PRECISION(SB_INSTANTIATE)
+#undef SB_INSTANTIATE
 
 }  // namespace solvebench::cuda

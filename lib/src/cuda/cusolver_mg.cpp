@@ -15,6 +15,7 @@
 
 #include "solvebench/device_generate.hpp"
 #include "solvebench/device_residual.hpp"
+#include "solvebench/precision.hpp"
 #include "solvebench/residual.hpp"
 
 namespace solvebench::cuda::mg {
@@ -364,9 +365,10 @@ double linear_system<T>::scaled_residual() const {
   return worst;
 }
 
-template class distributed_matrix<float>;
-template class distributed_matrix<double>;
-template class linear_system<float>;
-template class linear_system<double>;
+#define SB_INSTANTIATE(T)               \
+  template class distributed_matrix<T>; \
+  template class linear_system<T>;
+SOLVE_BENCH_FOR_EACH_REAL_PRECISION(SB_INSTANTIATE)
+#undef SB_INSTANTIATE
 
 }  // namespace solvebench::cuda::mg

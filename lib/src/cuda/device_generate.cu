@@ -3,6 +3,7 @@
 #include "solvebench/cuda_errors.hpp"
 #include "solvebench/device_code.hpp"
 #include "solvebench/device_generate.hpp"
+#include "solvebench/precision.hpp"
 
 namespace solvebench::cuda {
 namespace {
@@ -134,12 +135,8 @@ void generate_rhs_batch(T* b, std::int64_t n, std::int64_t count, std::uint64_t 
                                              cudaStream_t);                                                         \
   template void generate_matrix_batch(T*, matrix_kind, std::int64_t, std::int64_t, std::uint64_t, cudaStream_t);    \
   template void generate_rhs_batch(T*, std::int64_t, std::int64_t, std::uint64_t, cudaStream_t);
-SB_INSTANTIATE(float)
-SB_INSTANTIATE(double)
-SB_INSTANTIATE(std::complex<float>)
-SB_INSTANTIATE(std::complex<double>)
-SB_INSTANTIATE_REAL(float)
-SB_INSTANTIATE_REAL(double)
+SOLVE_BENCH_FOR_EACH_PRECISION(SB_INSTANTIATE)
+SOLVE_BENCH_FOR_EACH_REAL_PRECISION(SB_INSTANTIATE_REAL)
 #undef SB_INSTANTIATE
 #undef SB_INSTANTIATE_REAL
 

@@ -5,6 +5,7 @@
 #include "solvebench/cuda_errors.hpp"
 #include "solvebench/cuda_owners.hpp"
 #include "solvebench/device_known_solution.hpp"
+#include "solvebench/precision.hpp"
 
 namespace solvebench::cuda {
 namespace {
@@ -130,8 +131,7 @@ double forward_error(const T* x_hat, const T* x_true, std::int64_t n, std::int64
   template void generate_known_solution(T*, std::int64_t, std::int64_t, std::uint64_t, cudaStream_t);              \
   template void rhs_from_solution(const T*, std::int64_t, const T*, T*, std::int64_t, std::int64_t, cudaStream_t); \
   template double forward_error(const T*, const T*, std::int64_t, std::int64_t, cudaStream_t);
-SB_INSTANTIATE(float)
-SB_INSTANTIATE(double)
+SOLVE_BENCH_FOR_EACH_REAL_PRECISION(SB_INSTANTIATE)
 #undef SB_INSTANTIATE
 
 }  // namespace solvebench::cuda

@@ -10,6 +10,7 @@
 #include "solvebench/cuda_owners.hpp"
 #include "solvebench/device_code.hpp"
 #include "solvebench/device_residual.hpp"
+#include "solvebench/precision.hpp"
 #include "solvebench/residual.hpp"
 
 namespace solvebench::cuda {
@@ -276,15 +277,13 @@ batch_residual batched_hpl_scaled_residual(const T* a, const T* x, const T* b, s
   template double hpl_scaled_residual_generated(matrix_kind, std::uint64_t, const T*, std::int64_t, std::int64_t, \
                                                 cudaStream_t);                                                    \
   template double gemm_scaled_residual(const T*, const T*, const T*, std::int64_t, cudaStream_t);
-SB_INSTANTIATE(float)
-SB_INSTANTIATE(double)
-SB_INSTANTIATE(std::complex<float>)
-SB_INSTANTIATE(std::complex<double>)
+SOLVE_BENCH_FOR_EACH_PRECISION(SB_INSTANTIATE)
 #undef SB_INSTANTIATE
-template batch_residual batched_hpl_scaled_residual(const float*, const float*, const float*, std::int64_t,
-                                                    std::int64_t, cudaStream_t);
-template batch_residual batched_hpl_scaled_residual(const double*, const double*, const double*, std::int64_t,
-                                                    std::int64_t, cudaStream_t);
+#define SB_INSTANTIATE(T)                                                                                       \
+  template batch_residual batched_hpl_scaled_residual(const T*, const T*, const T*, std::int64_t, std::int64_t, \
+                                                      cudaStream_t);
+SOLVE_BENCH_FOR_EACH_REAL_PRECISION(SB_INSTANTIATE)
+#undef SB_INSTANTIATE
 
 const void* detail::a_residual_kernel() noexcept {
   return reinterpret_cast<const void*>(&batched_residual_kernel<double>);

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "scalapack_calls.hpp"
+#include "solvebench/precision.hpp"
 
 namespace solvebench::scalapack {
 
@@ -75,8 +76,7 @@ std::vector<index_t> pivots_for(const distributed_matrix<T>& a) {
   template distributed_matrix<T> generate_rhs(const process_grid&, std::int64_t, std::int64_t, index_t,   \
                                               std::uint64_t);                                             \
   template std::vector<index_t> pivots_for(const distributed_matrix<T>&);
-SB_INSTANTIATE(float)
-SB_INSTANTIATE(double)
+SOLVE_BENCH_FOR_EACH_REAL_PRECISION(SB_INSTANTIATE)
 #undef SB_INSTANTIATE
 
 }  // namespace solvebench::scalapack

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "scalapack_calls.hpp"
+#include "solvebench/precision.hpp"
 #include "solvebench/residual.hpp"
 
 namespace solvebench::scalapack {
@@ -67,9 +68,10 @@ double hpl_scaled_residual(const process_grid& grid, const distributed_matrix<T>
   return scaled_residual_double(grid, widened(grid, a), widened(grid, x), widened(grid, b), unit_roundoff<T>());
 }
 
-template double hpl_scaled_residual(const process_grid&, const distributed_matrix<float>&,
-                                    const distributed_matrix<float>&, const distributed_matrix<float>&);
-template double hpl_scaled_residual(const process_grid&, const distributed_matrix<double>&,
-                                    const distributed_matrix<double>&, const distributed_matrix<double>&);
+#define SB_INSTANTIATE(T)                                                                                              \
+  template double hpl_scaled_residual(const process_grid&, const distributed_matrix<T>&, const distributed_matrix<T>&, \
+                                      const distributed_matrix<T>&);
+SOLVE_BENCH_FOR_EACH_REAL_PRECISION(SB_INSTANTIATE)
+#undef SB_INSTANTIATE
 
 }  // namespace solvebench::scalapack

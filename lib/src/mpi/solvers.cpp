@@ -75,8 +75,7 @@ void posv(const process_grid& grid, distributed_matrix<T>& a, distributed_matrix
   template index_t posv_info(distributed_matrix<T>&, distributed_matrix<T>&);                                     \
   template void gesv(const process_grid&, distributed_matrix<T>&, std::vector<index_t>&, distributed_matrix<T>&); \
   template void posv(const process_grid&, distributed_matrix<T>&, distributed_matrix<T>&);
-SB_INSTANTIATE(float)
-SB_INSTANTIATE(double)
+SOLVE_BENCH_FOR_EACH_REAL_PRECISION(SB_INSTANTIATE)
 #undef SB_INSTANTIATE
 
 }  // namespace solvebench::scalapack
