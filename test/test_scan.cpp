@@ -107,6 +107,23 @@ TEST(Scan, PlantedCliffIsNarrowedToNeighbours) {
   EXPECT_EQ(said, 1);
 }
 
+// On a loaded host, neighbours measured passes apart are not judged: the step is a note saying
+// why, not a cliff (the 2-core machine under six builds moved dgetrf's rate 2.4x between passes).
+TEST(Scan, LoadedNeighboursAreNotJudgedACliff) {
+  auto r = scan(8192, 12288, [](std::int64_t n) { return smooth(n) / (n < 10000 ? 7.7 : 1.0); });
+  for (auto& row : r.run.rows)
+    if (row.id.n == 9999) row.counters["cpu_other_busy"] = {1.7};
+  int said = 0;
+  for (const auto& f : run_audit(r.run).findings)
+    if (f.rule == "cliffs") {
+      ++said;
+      EXPECT_EQ(f.severity, severity_note);
+      EXPECT_NE(f.message.find("not judged a cliff"), std::string::npos) << f.message;
+      EXPECT_NE(f.message.find("loaded the host"), std::string::npos) << f.message;
+    }
+  EXPECT_EQ(said, 1);
+}
+
 // The slow side's rows take so long that each gets one round: their noise is borrowed from the
 // family's rows that have rounds, and the cliff is still found.
 TEST(Scan, OneRoundRowsBorrowTheirFamilysNoise) {

@@ -145,7 +145,7 @@ std::vector<cliff> find_cliffs(const run_summary& run, const std::string& axis) 
   return out;
 }
 
-std::string cliff_text(const cliff& c, const std::string& axis) {
+std::string cliff_text(const cliff& c, const std::string& axis, const std::string& not_judged) {
   const cliff_pair& p = c.pair;
   const std::string at = axis + " = " + std::to_string(p.lo) + " and " + std::to_string(p.hi);
   if (!p.refusal.empty())
@@ -157,6 +157,9 @@ std::string cliff_text(const cliff& c, const std::string& axis) {
   if (c.spike)
     return slow.name() + " takes " + sig3(p.factor) + "x the time per flop of " + fast.name() + noise +
            ", and its neighbour above is back up to speed: one slow size (an outlier or a load), not a step.";
+  if (!not_judged.empty())
+    return slow.name() + " takes " + sig3(p.factor) + "x the time per flop of " + fast.name() + noise +
+           ", neighbours at " + at + ", and is not judged a cliff. " + not_judged;
   return slow.name() + " takes " + sig3(p.factor) + "x the time per flop of " + fast.name() + noise + ": a cliff " +
          (c.narrowed ? "between " + at
                      : "somewhere between " + at + " (not narrowed: the scan's extra sizes or time ran out)") +
@@ -174,12 +177,15 @@ std::optional<std::string> cliffs(const rule_input& in, std::vector<finding>& ou
   if (scan.empty()) return std::string("not a size scan (--sizes=scan:LO..HI, --nrhs=scan:LO..HI)");
   const std::string axis = scan.substr(0, scan.find(':'));
   for (const auto& c : find_cliffs(in.run, axis)) {
+    // Neighbours a bisection measured passes apart compare only on a quiet host (load_during).
+    const row_record *a = in.run.find(c.pair.below.name()), *b = in.run.find(c.pair.above.name());
+    const std::string load = c.pair.refusal.empty() && a && b ? load_during({a, b}) : "";
     finding f{"cliffs",
-              c.spike || !c.pair.refusal.empty() ? severity_note : severity_warning,
+              c.spike || !c.pair.refusal.empty() || !load.empty() ? severity_note : severity_warning,
               {c.pair.below, c.pair.above},
-              cliff_text(c, axis)};
+              cliff_text(c, axis, load)};
     const row_id& slow = c.pair.slower_above ? c.pair.above : c.pair.below;
-    if (!c.spike && c.pair.refusal.empty() && slow.path == "driver")
+    if (!c.spike && c.pair.refusal.empty() && load.empty() && slow.path == "driver")
       f.cause = known_driver_cause(in.context("blas_vendor"), in.context("blas_version"), slow.precision, slow.n,
                                    slow.nrhs.value_or(1));
     out.push_back(f);

@@ -51,6 +51,8 @@ struct cliff {
   bool spike = false;     // the slow end is alone: its other neighbour is as fast as the fast end
 };
 std::vector<cliff> find_cliffs(const run_summary& run, const std::string& axis);
-std::string cliff_text(const cliff& c, const std::string& axis);
+// One or two sentences; `not_judged` (the load during its rows, audit_rules.hpp load_during) turns
+// a step into a jump that is not called a cliff, with the reason.
+std::string cliff_text(const cliff& c, const std::string& axis, const std::string& not_judged = "");
 
 }  // namespace solvebench::bench
