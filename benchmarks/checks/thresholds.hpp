@@ -122,6 +122,7 @@ inline constexpr named_limit all[] = {
     {"other_busy_cores", other_busy_cores},
     {"steal_pct", steal_pct},
     {"load_avg_per_core", load_avg_per_core},
+    {"cliff_factor", cliff_factor},
     {"gate_floor_pct", gate_floor_pct},
     {"gate_confidence", gate_confidence},
     {"min_processes", min_processes},
