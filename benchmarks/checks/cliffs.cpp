@@ -185,7 +185,7 @@ std::optional<std::string> cliffs(const rule_input& in, std::vector<finding>& ou
               {c.pair.below, c.pair.above},
               cliff_text(c, axis, load)};
     const row_id& slow = c.pair.slower_above ? c.pair.above : c.pair.below;
-    if (!c.spike && c.pair.refusal.empty() && load.empty() && slow.path == "driver")
+    if (!c.spike && c.pair.refusal.empty() && load.empty() && slow.path == row_path::driver)
       f.cause = known_driver_cause(in.context("blas_vendor"), in.context("blas_version"), slow.precision, slow.n,
                                    slow.nrhs.value_or(1));
     out.push_back(f);
