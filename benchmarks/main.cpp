@@ -2,6 +2,7 @@
 #include <benchmark/benchmark.h>
 
 #include <iostream>
+#include <utility>
 
 #include "core/driver.hpp"
 #include "core/escaped.hpp"
@@ -35,11 +36,14 @@ int main(int argc, char** argv) {
                                         "; batched rows: --batch_n, mixed-precision rows: their own defaults"),
         bench::gpu_flags(gpu), bench::mixed_flags(mixed), bench::batched_flags(batched), bench::mgpu_flags(mgpu)})
     p.flags.insert(p.flags.end(), group.begin(), group.end());
+  // Called again by a size scan for each pass's sizes (core/scan.hpp): the notes are said once.
+  bool registered_once = false;
   p.register_rows = [&](bench::session& run) {
     bench::cpu::register_rows(run, common, mixed, batched);
     gpu_rows = bench::gpu::register_rows(run, common, gpu, mixed, batched);
-    if (!gpu_rows.registered) std::cerr << "solve_bench: GPU rows not registered: " << gpu_rows.reason << "\n";
     mgpu_rows = bench::mgpu::register_rows(run, common, mgpu);
+    if (std::exchange(registered_once, true)) return;
+    if (!gpu_rows.registered) std::cerr << "solve_bench: GPU rows not registered: " << gpu_rows.reason << "\n";
     for (const auto& note : mgpu_rows.notes) std::cerr << "solve_bench: " << note << "\n";
     for (const auto& note : run.largest_notes()) std::cerr << "solve_bench: --sizes=max: " << note << "\n";
   };

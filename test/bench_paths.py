@@ -8,7 +8,11 @@ usage: bench_paths.py CASE SOLVE_BENCH WORKDIR [SOLVE_BENCH_CHECKS]
               and docs/usage.md's example (--sizes=max --precisions=d
               --benchmark_filter='^GPU/d(gesv|posv)/') listed: GPU rows where there is a GPU, none
               where there is not, exit 0
+  scan        --sizes=scan:LO..HI on a smooth row (docs/cliffs.md): exit 0, the 9 sizes of the coarse grid
+              and any the bisection added in the JSON, the scan in the context, "scan pass" said, the
+              cliffs rule checked; --nrhs=scan lists its coarse grid; bad ranges, two scanned axes: exit 2
 """
+import json
 import os
 import re
 
@@ -85,5 +89,31 @@ def case_sizes_max(exe, work):
     print("ok: docs/usage.md's example %s: %d rows (%s)" % (" ".join(args), len(rows), "GPU" if gpu else "no GPU here"))
 
 
+def case_scan(exe, work):
+    stem = os.path.join(work, "scan")
+    base = ["--precisions=d", "--benchmark_min_time=3x", "--rounds=3", "--benchmark_filter=^CPU/dgetrf/"]
+    p = run(exe, base + ["--sizes=scan:16..64", "--benchmark_out=" + stem + ".json"])
+    if p.returncode != 0:
+        fail("--sizes=scan:16..64: exit %d\n%s" % (p.returncode, p.stderr[-2000:]))
+    doc = json.load(open(stem + ".json"))
+    sizes = sorted({int(ROW_N.search(b["name"] + "/").group(1)) for b in doc["benchmarks"]})
+    if not {16, 19, 23, 27, 32, 38, 45, 54, 64} <= set(sizes) or len(sizes) > 9 + 40:
+        fail("the coarse grid of 16..64 and at most 40 more: %s" % sizes)
+    if doc["context"].get("scan") != "n:16..64" or "scan pass 1: " not in p.stderr:
+        fail("the scan in the context and on stderr:\n%s" % p.stderr[-2000:])
+    audit = json.load(open(stem + ".audit.json"))
+    if "cliffs" not in audit["audit"]["rules_checked"]:
+        fail("the cliffs rule did not run on a scan: %s" % json.dumps(audit)[:2000])
+    p, rows, _ = listed(exe, ["--precisions=d", "--sizes=64", "--nrhs=scan:1..256", "--benchmark_filter=^CPU-driver/dgesv/"])
+    if sorted(int(r.split("nrhs:")[1].split("/")[0]) for r in rows) != [1, 2, 4, 8, 16, 32, 64, 128, 256]:
+        fail("--nrhs=scan:1..256 lists the coarse grid: %s" % rows)
+    for args, needle in ((["--sizes=scan:64..16"], "not scan:LO..HI"), (["--sizes=scan:0..9"], "not scan:LO..HI"),
+                         (["--sizes=scan:16..64", "--nrhs=scan:1..8"], "scan one axis at a time"),
+                         (["--sizes=scan:16..64", "--scan_extra=-1"], "--scan_extra")):
+        sb.usage_error(run(exe, args + ["--benchmark_filter=none"]), needle)
+    print("ok: --sizes=scan:16..64 ran %d sizes (%d added), no error; --nrhs=scan lists its grid; bad scans exit 2"
+          % (len(sizes), len(sizes) - 9))
+
+
 if __name__ == "__main__":
-    sb.main(__doc__, {"sizes_max": case_sizes_max})
+    sb.main(__doc__, {"sizes_max": case_sizes_max, "scan": case_scan})

@@ -115,7 +115,8 @@ bool audit_report::clean() const {
 namespace {
 std::vector<audit_detail::rule> all_rules() {
   std::vector<audit_detail::rule> out;
-  for (const auto* family : {&audit_detail::row_rules(), &audit_detail::machine_rules(), &audit_detail::gpu_rules()})
+  for (const auto* family : {&audit_detail::row_rules(), &audit_detail::machine_rules(), &audit_detail::gpu_rules(),
+                             &audit_detail::scan_rules()})
     out.insert(out.end(), family->begin(), family->end());
   return out;
 }

@@ -46,6 +46,7 @@ struct rule {
 const std::vector<rule>& row_rules();      // rows against rows: audit_rows.cpp
 const std::vector<rule>& machine_rules();  // rows against the machine: audit_machine.cpp
 const std::vector<rule>& gpu_rules();      // the GPU's state during the rows: audit_gpu.cpp
+const std::vector<rule>& scan_rules();     // neighbouring sizes of a size scan: cliffs.cpp
 
 // The load a row met during its loop, from its counters: other processes' cores (at least
 // limits::other_busy_cores), the time tasks waited for a CPU (limits::cpu_wait_pct), steal

@@ -53,6 +53,11 @@ inline constexpr double steal_pct = 5.0;
 // counts as a loaded host.
 inline constexpr double load_avg_per_core = 0.5;
 
+// A cliff (issue 34): neighbouring sizes of one row whose time per flop differs by more than this
+// factor (and by more than their noise allows). A smooth row's rate moves far less between two
+// sizes a bisection has brought together; OpenBLAS 0.3.26's dgesv moves 7.7x from n = 9999 to 10000.
+inline constexpr double cliff_factor = 1.5;
+
 // The regression gate (compare.cpp). A row's change between two runs is judged against the
 // interval of that change at gate_confidence, from the variance between runs (rounds,
 // processes, back-to-back pairs, the tracker's history): slower or faster beyond the larger of
@@ -117,6 +122,7 @@ inline constexpr named_limit all[] = {
     {"other_busy_cores", other_busy_cores},
     {"steal_pct", steal_pct},
     {"load_avg_per_core", load_avg_per_core},
+    {"cliff_factor", cliff_factor},
     {"gate_floor_pct", gate_floor_pct},
     {"gate_confidence", gate_confidence},
     {"min_processes", min_processes},

@@ -4,8 +4,10 @@
 #include <benchmark/benchmark.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -18,6 +20,7 @@
 #include "core/outputs.hpp"
 #include "core/printers.hpp"
 #include "core/rounds.hpp"
+#include "core/scan.hpp"
 #include "core/session.hpp"
 #include "solvebench/config.hpp"
 #include "solvebench/cpu_facts.hpp"
@@ -63,6 +66,9 @@ void settle_rounds(const program& p, const gb_settings& gb) {
                         " and --rounds=" + std::to_string(o.rounds) + " disagree (both set the rounds of each row)");
     o.rounds = gb.repetitions;
   }
+  if (o.scan && p.ranks_in_step)
+    throw usage_error("--sizes=scan, --nrhs=scan: " + p.name +
+                      " cannot scan (its ranks would have to agree on every pass)");
   if (o.processes > 1 && !p.can_reexec)
     throw usage_error("--processes=" + std::to_string(o.processes) + ": " + p.name +
                       " cannot start processes of its own (mpirun starts its ranks); run it " +
@@ -123,6 +129,11 @@ void add_common_context(const common_options& opt, const sampling& s) {
                              format("%g", s.max_time) + " s") +
           "; a call of " + format("%g", s.long_cap) + " s or more is its own warm-up; no further round once a " +
           "row's rounds have taken " + format("%g", s.round_budget) + " s a round asked for");
+  if (opt.scan) {
+    benchmark::AddCustomContext("scan", opt.scan->text());
+    benchmark::AddCustomContext("scan_extra", std::to_string(opt.scan_extra));
+    benchmark::AddCustomContext("scan_budget_s", std::to_string(static_cast<long long>(opt.scan_budget_s)));
+  }
   benchmark::AddCustomContext("rounds", std::to_string(opt.rounds));
   benchmark::AddCustomContext("processes", std::to_string(opt.processes));
   for (const auto& [key, value] : environment_facts()) benchmark::AddCustomContext(key, value);
@@ -277,17 +288,28 @@ std::string open_printers(const program& p, session& run, const output_plan& pla
 
 // This process's rounds, one Google Benchmark run each, until a printer fails or a broken
 // backend defers rows to a fresh process (run).
-void run_rounds(session& run, const std::vector<row_key>& selected, round_plan& rounds, int process, bridge& reporter) {
+// A size scan (`next_pass`, core/scan.hpp) then gives passes of more rows, run the same way.
+void run_rounds(session& run, std::vector<row_key>& selected, round_plan& rounds, int process, bridge& reporter,
+                const std::function<std::vector<row_key>()>& next_pass = nullptr) {
   const round_design& design = rounds.design();
   run.set_row_start_hook([&reporter](const std::string& row) { reporter.starts(row); });
-  for (int round = 0; process >= 0 && round < design.rounds; ++round) {
-    std::vector<row_key> now;
-    for (const std::size_t i : rounds.places_for(process, round)) now.push_back(selected[i]);
-    if (now.empty()) continue;
-    run.set_round({process, round, design.rounds, design.processes});
-    run.register_with_gbench(now);
-    benchmark::RunSpecifiedBenchmarks(&reporter, ".");
-    if (!run.output_failure().empty() || run.deferred_count() > 0) break;  // deferred: a fresh process goes on
+  for (bool more = process >= 0; more;) {
+    for (int round = 0; round < design.rounds; ++round) {
+      std::vector<row_key> now;
+      for (const std::size_t i : rounds.places_for(process, round)) now.push_back(selected[i]);
+      if (now.empty()) continue;
+      run.set_round({process, round, design.rounds, design.processes});
+      run.register_with_gbench(now);
+      benchmark::RunSpecifiedBenchmarks(&reporter, ".");
+      if (!run.output_failure().empty() || run.deferred_count() > 0) break;  // deferred: a fresh process goes on
+    }
+    if (!next_pass || !run.output_failure().empty() || run.deferred_count() > 0) break;
+    const std::vector<row_key> added = next_pass();
+    std::vector<row_id> ids;
+    for (const row_key k : added) ids.push_back(run.id(k));
+    selected.insert(selected.end(), added.begin(), added.end());
+    rounds.add(ids);
+    more = !added.empty();
   }
   reporter.finish_run();
   run.set_row_start_hook(nullptr);
@@ -390,7 +412,7 @@ int run_program(program& p, int argc, char** argv) {
   p.register_rows(run);
   add_common_context(*p.common, run.policy());
   if (p.add_context) p.add_context(run);
-  const std::vector<row_key> selected = run.select(benchmark::GetBenchmarkFilter());
+  std::vector<row_key> selected = run.select(benchmark::GetBenchmarkFilter());
   if (in.gb.list_tests) {
     run.register_with_gbench(selected);
     if (p.root && !selected.empty()) benchmark::RunSpecifiedBenchmarks(".");
@@ -405,7 +427,25 @@ int run_program(program& p, int argc, char** argv) {
     return exit_code::usage;
   }
 
-  run_rounds(run, selected, *rounds, process, *out.reporter);
+  size_scan scan(*p.common);  // --sizes=scan: passes of bisection after the coarse grid (core/scan.hpp)
+  int pass = 0;
+  const auto next_pass = [&]() -> std::vector<row_key> {
+    const auto ids = scan.next_pass(
+        read_rows_log(in.plan.live), *p.common, [&] { p.register_rows(run); },
+        [&](const row_id& id) {
+          const auto k = run.find(id);
+          return k && std::find(selected.begin(), selected.end(), *k) == selected.end() &&
+                 matches_filter(benchmark::GetBenchmarkFilter(), id.name() + "/manual_time");
+        });
+    std::cerr << p.name << ": scan pass " << ++pass << ": "
+              << (ids.empty() ? "done, " + scan.why_done() : std::to_string(ids.size()) + " row(s) between neighbours")
+              << "\n";
+    std::vector<row_key> keys;
+    for (const auto& id : ids) keys.push_back(*run.find(id));
+    return keys;
+  };
+  run_rounds(run, selected, *rounds, process, *out.reporter,
+             scan.active() && p.root ? std::function<std::vector<row_key>()>(next_pass) : nullptr);
   std::vector<std::string> problems = run.problems();
   run.release();
   if (p.release) p.release();
@@ -447,6 +487,7 @@ int run_program(program& p, int argc, char** argv) {
   }
   if (!measured_something(p, in.plan, summary)) return exit_code::nothing_measured;
   in_registered_order(run, summary);
+  if (scan.active()) in_scan_order(summary, scan.axis());
   return write(p, in, summary, judge(summary), std::move(problems));
 }
 

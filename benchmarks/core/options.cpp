@@ -86,6 +86,20 @@ std::vector<std::int64_t> parse_size_list(const std::string& what, const std::st
   return out;
 }
 
+namespace {
+// --sizes=scan:LO..HI or --nrhs=scan:LO..HI: the coarse grid, the range kept; one axis at a time.
+std::vector<std::int64_t> scan_grid(common_options& o, const char* axis, const std::string& what,
+                                    const std::string& value) {
+  const auto range = parse_scan_range(axis, value.substr(5), max_size);
+  if (!range) throw usage_error(what + ": '" + value + "' is not scan:LO..HI with 1 <= LO < HI");
+  if (o.scan)
+    throw usage_error(what + ": a scan of " + o.scan->axis + " is already asked for; scan one axis at a time");
+  o.scan = range;
+  return coarse_grid(range->lo, range->hi);
+}
+std::string format_seconds(double s) { return std::to_string(static_cast<long long>(s)); }
+}  // namespace
+
 bool common_options::has(const char* precision) const {
   for (const auto& p : precisions)
     if (p == precision) return true;
@@ -94,18 +108,37 @@ bool common_options::has(const char* precision) const {
 
 std::vector<flag> common_flags(common_options& o, const std::string& sizes_help) {
   return {
-      {"--sizes", "N[,N...]|max", "SOLVE_BENCH_SIZES",
+      {"--sizes", "N[,N...]|max|scan:LO..HI", "SOLVE_BENCH_SIZES",
        "matrix orders (" + sizes_help +
            "); max: each family at the largest n its device's free memory and its "
-           "library's limits allow, said at the start of the run",
+           "library's limits allow, said at the start of the run; scan:LO..HI: a coarse grid from LO to HI, "
+           "then sizes bisecting each pair of neighbours whose time per flop jumps beyond their noise, each "
+           "cliff said as an interval (docs/cliffs.md)",
        [&o](const std::string& w, const std::string& v) {
          o.sizes_max = v == "max";
-         o.sizes = o.sizes_max ? std::vector<std::int64_t>{} : parse_size_list(w, v, max_size);
+         if (o.scan && o.scan->axis == "n") o.scan.reset();
+         if (v.rfind("scan:", 0) == 0) o.sizes = scan_grid(o, "n", w, v);
+         else o.sizes = o.sizes_max ? std::vector<std::int64_t>{} : parse_size_list(w, v, max_size);
        },
        [&o] { return join(o.default_sizes); }()},
-      {"--nrhs", "K[,K...]", "SOLVE_BENCH_NRHS", "right-hand sides of the solve rows",
-       [&o](const std::string& w, const std::string& v) { o.nrhs = parse_size_list(w, v, max_size); },
+      {"--nrhs", "K[,K...]|scan:LO..HI", "SOLVE_BENCH_NRHS", "right-hand sides of the solve rows (scan: as --sizes)",
+       [&o](const std::string& w, const std::string& v) {
+         if (o.scan && o.scan->axis == "nrhs") o.scan.reset();
+         o.nrhs = v.rfind("scan:", 0) == 0 ? scan_grid(o, "nrhs", w, v) : parse_size_list(w, v, max_size);
+       },
        [&o] { return join(o.nrhs); }()},
+      {"--scan_extra", "N", "SOLVE_BENCH_SCAN_EXTRA",
+       "a scan's bound on the rows it adds to its coarse grid, bisecting between suspect neighbours",
+       [&o](const std::string& w, const std::string& v) {
+         o.scan_extra = static_cast<int>(parse_int(w, v, 0, 100000));
+       },
+       [&o] { return std::to_string(o.scan_extra); }()},
+      {"--scan_budget", "SECONDS", "SOLVE_BENCH_SCAN_BUDGET",
+       "a scan starts no further pass of bisection once the run has taken this long",
+       [&o](const std::string& w, const std::string& v) {
+         o.scan_budget_s = static_cast<double>(parse_int(w, v, 0, 10000000));
+       },
+       [&o] { return format_seconds(o.scan_budget_s); }()},
       {"--precisions", "d,s", "SOLVE_BENCH_PRECISIONS", "double (d) and/or single (s)",
        [&o](const std::string& w, const std::string& v) {
          o.precisions = split(v, ',');

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "checks/cliffs.hpp"
 #include "solvebench/generate.hpp"
 #include "solvebench/solver_choices.hpp"
 
@@ -53,6 +54,11 @@ struct common_options {
   int processes = 1;
   bool rounds_given = false;      // --rounds (or its variable) was given: --benchmark_repetitions must agree
   std::string progress = "auto";  // auto (redrawn on a terminal, lines otherwise), lines, off
+  // --sizes=scan:LO..HI or --nrhs=scan:LO..HI (core/scan.hpp): the axis's list is the coarse grid,
+  // bisected afterwards by at most scan_extra rows, and by no pass that starts after scan_budget_s.
+  std::optional<scan_range> scan;
+  int scan_extra = 40;
+  double scan_budget_s = 480;
   // The sizes each backend sweeps when --sizes is not given (shown by --help).
   std::vector<std::int64_t> default_sizes{256, 1024, 4096};
   std::vector<std::int64_t> sizes_or_default() const { return sizes.empty() ? default_sizes : sizes; }

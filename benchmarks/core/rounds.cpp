@@ -82,6 +82,15 @@ round_plan::round_plan(std::vector<std::string> rows, const round_design& design
   }
 }
 
+void round_plan::add(const std::vector<row_id>& ids) {
+  for (const auto& id : ids) {
+    const std::string name = id.name();
+    if (rows_.count(name)) continue;
+    order_.push_back(name);
+    rows_[name].estimate = estimated_round_s(id, design_.min_time);
+  }
+}
+
 void round_plan::take(const json& e) {
   if (e.value("run_type", std::string("iteration")) == "aggregate") return;
   const auto it = rows_.find(row_of(e));

@@ -44,6 +44,9 @@ class round_plan final : public printer {
   // `ids`, where given, theirs (for the time estimates of rows not measured yet).
   round_plan(std::vector<std::string> rows, const round_design& design, const std::vector<row_id>& ids = {});
   void rows(const std::vector<row_entry>& runs) override;
+  // More rows to plan, at the next places (a size scan's next pass, core/scan.hpp); those planned
+  // already are kept as they are.
+  void add(const std::vector<row_id>& ids);
   // One entry of a rows log or of this process (Google Benchmark's JSON run object with the
   // counters round and process; an entry without them is round 0 of process 0).
   void take(const json& entry);

@@ -124,6 +124,10 @@ for mode in "$@"; do
       # The default sweep, every row of it: what `tools/quickstart bench` runs.
       bench 570 sweep sweep.json
       ;;
+    cliffs)
+      # The size scan (docs/cliffs.md): OpenBLAS 0.3.26's one-call dgesv, one thread below n * nrhs = 10000.
+      bench 560 cliffs cliffs.json --sizes=scan:8192..12288 --benchmark_filter='^CPU-driver/dgesv/'
+      ;;
     table)
       bench 300 table table.json --sizes=1024,4096,10000,16384 --precisions=d \
         --benchmark_filter='^(CPU|CPU-driver|GPU|GPU-pinned|GPU-pageable)/[ds](gesv|posv|getrf|getrs|potrf|potrs|gemm)/n:[0-9]+(/nrhs:1)?/manual_time$'
