@@ -417,7 +417,8 @@ TEST(AuditJson, PythonReadsItBack) {
       "assert [x['rule'] for x in f] == ['noisy_row', 'gbench_debug_build']\n"
       "assert f[0]['severity'] == 'warning' and f[1]['rows'] == []\n"
       "assert f[0]['rows'] == ['CPU/dgesv/n:4096/nrhs:1', 'CPU/dgetrf/n:4096']\n"
-      "assert f[0]['ids'][1] == {'backend': 'CPU', 'role': 'reference', 'device': 'cpu', 'placement': 'resident', 'path': 'halves',\n"
+      "assert f[0]['ids'][1] == {'backend': 'CPU', 'role': 'reference', 'device': 'cpu', 'placement': 'resident', "
+      "'path': 'halves',\n"
       "                          'library': 'lapack', 'op': 'getrf', 'precision': 'd', 'n': 4096}, f[0]['ids']\n"
       "assert a['thresholds']['resid'] == 16\n"
       "assert f[0]['message'] == open(sys.argv[2], encoding='utf-8', newline='').read(), repr(f[0]['message'])\n";
