@@ -25,7 +25,7 @@ sb::host_matrix<T> from_rows(std::initializer_list<std::initializer_list<double>
   std::int64_t i = 0;
   for (const auto& r : rows) {
     std::int64_t j = 0;
-    for (double v : r) a(i, j++) = static_cast<T>(v);
+    for (double v : r) a(i, j++) = T(static_cast<typename sb::precision<T>::real>(v));
     ++i;
   }
   return a;
