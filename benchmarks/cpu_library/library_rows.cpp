@@ -81,31 +81,37 @@ bool same_file(const std::string& a, const std::string& b) {
 }
 
 // A loaded library's rows' backend: the CPU rows' probe (energy, other processes' load) and
-// its facts.
+// its facts. Its rows are described as the linked library's (cpu::halves_desc, driver_desc),
+// with its name in the backend ("CPU[blis]") and in the library ("lapack[blis]", "blas[blis]"
+// for GEMM), so that a rule pairing rows of one library (a driver with its halves) pairs these
+// among themselves, and one reading the CPU side reads them as the CPU side.
 class library_backend final : public row_backend {
  public:
   explicit library_backend(std::unique_ptr<lapack::loaded_library> lib)
-      : row_backend("CPU[" + lib->files().name + "] rows", make_cpu_row_monitor()),
-        lib_(std::move(lib)),
-        halves_("CPU[" + lib_->files().name + "]"),
-        driver_("CPU-driver[" + lib_->files().name + "]") {
+      : row_backend("CPU[" + lib->files().name + "] rows", make_cpu_row_monitor()), lib_(std::move(lib)) {
+    const std::string tag = "[" + lib_->files().name + "]";
+    names_ = {"CPU" + tag, "CPU-driver" + tag, cpu::halves_desc.library + tag, cpu::halves_desc.gemm_library + tag,
+              cpu::driver_desc.library + tag};
     set_row_fields(fields_of(lib_->files().name, lib_->info()));
   }
   const lapack::loaded_library* library() const { return lib_.get(); }
   backend_desc halves() const {
     backend_desc d = cpu::halves_desc;
-    d.name = halves_.c_str();
+    d.name = names_[0].c_str();
+    d.library = names_[2].c_str();
+    d.gemm_library = names_[3].c_str();
     return d;
   }
   backend_desc driver() const {
     backend_desc d = cpu::driver_desc;
-    d.name = driver_.c_str();
+    d.name = names_[1].c_str();
+    d.library = names_[4].c_str();
     return d;
   }
 
  private:
   std::unique_ptr<lapack::loaded_library> lib_;
-  std::string halves_, driver_;
+  std::vector<std::string> names_;  // what the descriptions point into, for the process's life
 };
 
 // A library's threads: its own variable where the user set it; else, before it is loaded (it
