@@ -9,6 +9,7 @@
 #include "core/row.hpp"
 #include "core/session.hpp"
 #include "cpu/cpu_rows.hpp"
+#include "cpu_library/library_rows.hpp"
 #include "cuda/gpu_rows.hpp"
 #include "mgpu/mgpu_rows.hpp"
 
@@ -20,6 +21,8 @@ int main(int argc, char** argv) {
   bench::mixed_options mixed;
   bench::batched_options batched;
   bench::mgpu_options mgpu;
+  bench::cpu_library::options libraries;
+  bench::cpu_library::registration library_rows;
   bench::gpu::registration gpu_rows;
   bench::mgpu::registration mgpu_rows;
 
@@ -34,12 +37,15 @@ int main(int argc, char** argv) {
        {bench::common_flags(common, "of the dense solve rows, CPU and GPU; without --sizes the GPU rows add " +
                                         bench::join(gpu.extra_sizes) +
                                         "; batched rows: --batch_n, mixed-precision rows: their own defaults"),
-        bench::gpu_flags(gpu), bench::mixed_flags(mixed), bench::batched_flags(batched), bench::mgpu_flags(mgpu)})
+        bench::cpu_library::flags(libraries), bench::gpu_flags(gpu), bench::mixed_flags(mixed),
+        bench::batched_flags(batched), bench::mgpu_flags(mgpu)})
     p.flags.insert(p.flags.end(), group.begin(), group.end());
   // Called again by a size scan for each pass's sizes (core/scan.hpp): the notes are said once.
   bool registered_once = false;
   p.register_rows = [&](bench::session& run) {
     bench::cpu::register_rows(run, common, mixed, batched);
+    library_rows = bench::cpu_library::register_rows(run, common, libraries);
+    for (const auto& note : library_rows.notes) std::cerr << "solve_bench: " << note << "\n";
     gpu_rows = bench::gpu::register_rows(run, common, gpu, mixed, batched);
     mgpu_rows = bench::mgpu::register_rows(run, common, mgpu);
     if (std::exchange(registered_once, true)) return;
@@ -56,6 +62,7 @@ int main(int argc, char** argv) {
     }
     benchmark::AddCustomContext("gpu_rows", gpu_rows.registered ? "registered" : "absent: " + gpu_rows.reason);
     if (gpu_rows.registered) benchmark::AddCustomContext("gpu_sizes", bench::join(gpu_rows.sizes));
+    for (const auto& [key, value] : library_rows.context) benchmark::AddCustomContext(key, value);
     for (const auto& [key, value] : gpu_rows.context) benchmark::AddCustomContext(key, value);
     for (const auto& [key, value] : mgpu_rows.context) benchmark::AddCustomContext(key, value);
   };

@@ -59,6 +59,8 @@ row_entry entry_of(session& rows, const Run& run) {
     e["id"] = fields;
     for (const auto& [key, value] : fields.items()) e[key] = value;  // flat too, for tables
   }
+  if (const row_backend* b = row ? rows.backend(*row) : nullptr)
+    for (const auto& [key, value] : b->row_fields().items()) e[key] = value;
   if (!out.aggregate) {  // the round this run was (core/rounds.hpp); rounds, processes: what the run plans
     const round_slot& at = rows.current_round();
     for (const auto& [key, value] : {std::pair<const char*, int>{"round", at.round},

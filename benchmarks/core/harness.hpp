@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "checks/row_id.hpp"
 #include "core/fixture.hpp"
 #include "solvebench/row_monitor.hpp"
@@ -42,10 +44,15 @@ class row_backend {
   virtual std::string missing_text(const std::string& reason) const { return name_ + ": not measured: " + reason; }
   const std::string& name() const noexcept { return name_; }
   row_monitor* monitor() const noexcept { return monitor_.get(); }
+  // Facts every row of this backend carries as fields of its own in each entry (a CPU library's
+  // blas_vendor, blas_library, blas_threads ...): which library timed it, in the row itself.
+  void set_row_fields(nlohmann::ordered_json fields) { row_fields_ = std::move(fields); }
+  const nlohmann::ordered_json& row_fields() const noexcept { return row_fields_; }
 
  private:
   std::string name_;  // "CPU rows", "GPU rows": how the run names them when a probe is missing
   std::unique_ptr<row_monitor> monitor_;
+  nlohmann::ordered_json row_fields_ = nlohmann::ordered_json::object();
 };
 // How long one round of a row samples: until it has min_samples calls and min_time seconds
 // timed; then, where it has noise_samples calls or more, until its median is known to

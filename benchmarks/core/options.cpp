@@ -310,6 +310,7 @@ bool suite_variable(const std::string& name) {
   static const char* const others[] = {
       "SOLVE_BENCH_NB",                // solve_bench_mpi --nb
       "SOLVE_BENCH_BLAS_THREADS",      // solve_bench_mpi --blas_threads
+      "SOLVE_BENCH_CPU_LIBRARIES",     // solve_bench --cpu_libraries (cpu_library/)
       "SOLVE_BENCH_CHECKS",            // tools/regress, tools/report: which solve_bench_checks
       "SOLVE_BENCH_MPIEXEC",           // tools/mpi_scaling.py: the launcher
       "SOLVE_BENCH_CMAKE_ARGS",        // tools/quickstart: more CMake arguments

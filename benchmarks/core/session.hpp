@@ -47,7 +47,8 @@ class session {
   void register_row(const row_id& id, fixture_factory make, row_backend* backend = nullptr);
   std::size_t size() const noexcept { return rows_.size(); }
   const row_id& id(row_key k) const { return rows_.at(k).id; }
-  const std::string& name(row_key k) const { return rows_.at(k).name; }  // the id's name, for display
+  const std::string& name(row_key k) const { return rows_.at(k).name; }        // the id's name, for display
+  const row_backend* backend(row_key k) const { return rows_.at(k).backend; }  // nullptr: none
   std::optional<row_key> find(const row_id& id) const;
   // The keys whose names (with /manual_time) the Google Benchmark filter selects, in order.
   std::vector<row_key> select(const std::string& filter) const;

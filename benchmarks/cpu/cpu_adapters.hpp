@@ -158,7 +158,7 @@ class gemm_adapter : public host_timer {
   double residual() const { return gemm_scaled_residual(a_, b_, c_); }
   void add_counters(benchmark::State& state) const { state.counters["n"] = static_cast<double>(p_.n); }
 
- private:
+ protected:
   host_memory_check check_;
   problem p_;
   host_matrix<T> a_, b_, c_;

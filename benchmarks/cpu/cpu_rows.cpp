@@ -33,11 +33,8 @@ using lu_driver = driver_adapter<T, lu<T>>;
 template <class T>
 using cholesky_driver = driver_adapter<T, cholesky<T>>;
 
-constexpr backend_desc cpu{
-    "CPU", row_role::reference, row_device::cpu, row_placement::resident, row_path::halves, "lapack", "blas"};
-constexpr backend_desc cpu_driver{"CPU-driver",     row_role::reference,
-                                  row_device::cpu,  row_placement::resident,
-                                  row_path::driver, "lapack"};
+constexpr const backend_desc& cpu = halves_desc;
+constexpr const backend_desc& cpu_driver = driver_desc;
 constexpr backend_desc cpu_mixed{
     "CPU",   row_role::reference, row_device::cpu, row_placement::resident, row_path::driver,
     "lapack"};  // LAPACKE_dsgesv: one call

@@ -16,6 +16,7 @@
 #include "solvebench/known_solution.hpp"
 #include "solvebench/lapack.hpp"
 #include "solvebench/lapack_batched.hpp"
+#include "solvebench/lapack_loaded.hpp"
 #include "solvebench/matrix.hpp"
 #include "solvebench/precision.hpp"
 #include "solvebench/rapl.hpp"

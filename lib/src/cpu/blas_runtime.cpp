@@ -14,6 +14,7 @@
 #include <string>
 #include <system_error>
 
+#include "blas_vendor.hpp"
 #include "solvebench/lapack.hpp"
 
 extern "C" {
@@ -164,9 +165,26 @@ bool openblas(void* handle, vendor_calls& out) {
   return true;
 }
 
-vendor_calls find_vendor() {
+// The vendor whose service functions sit in dgemm_'s own object (`blas`), asked through `own`,
+// a handle whose search scope holds that object; an empty vendor when none is recognised.
+vendor_calls recognise_in(void* own, const object& blas) {
   using recogniser = bool (*)(void*, vendor_calls&);
-  const recogniser recognisers[] = {flexiblas, mkl, blis, openblas};
+  for (const auto recognise : {recogniser{flexiblas}, recogniser{mkl}, recogniser{blis}, recogniser{openblas}}) {
+    vendor_calls found;
+    if (recognise(own, found) && found.library.base == blas.base) return found;
+  }
+  return {};
+}
+
+vendor_calls unknown_vendor(const object& blas) {
+  vendor_calls found;
+  found.vendor = "unknown";
+  found.config = "no vendor service functions beside dgemm_ in " + describe(blas);
+  found.why_threads_fixed = "the BLAS in " + describe(blas) + " has no thread control solve_bench knows";
+  return found;
+}
+
+vendor_calls find_vendor() {
   const object blas = object_of(reinterpret_cast<const void*>(&dgemm_));
   // The vendor whose service functions sit in dgemm_'s own object is the one doing the work.
   // Asking that object's handle first finds its functions even where another loaded library
@@ -177,25 +195,16 @@ vendor_calls find_vendor() {
   if (in_executable) own = dlopen(nullptr, RTLD_LAZY);
   else if (!blas.path.empty()) own = dlopen(blas.path.c_str(), RTLD_LAZY | RTLD_NOLOAD);
   if (own) {
-    for (const auto recognise : recognisers) {
-      vendor_calls found;
-      if (recognise(own, found) && found.library.base == blas.base) {
-        dlclose(own);
-        return found;
-      }
-    }
+    vendor_calls found = recognise_in(own, blas);
     dlclose(own);
+    if (!found.vendor.empty()) return found;
   }
   // Otherwise (MKL's split libraries: dgemm_ in libmkl_intel_lp64, the service functions in
   // libmkl_core) take a vendor found anywhere, but only MKL, whose name the object carries:
   // an OpenBLAS that liblapacke merely pulled in beside a reference BLAS must not be named.
   vendor_calls found;
   if (blas.path.find("mkl") != std::string::npos && mkl(RTLD_DEFAULT, found)) return found;
-  found = {};
-  found.vendor = "unknown";
-  found.config = "no vendor service functions beside dgemm_ in " + describe(blas);
-  found.why_threads_fixed = "the BLAS in " + describe(blas) + " has no thread control solve_bench knows";
-  return found;
+  return unknown_vendor(blas);
 }
 
 const vendor_calls& vendor() {
@@ -208,7 +217,48 @@ const vendor_calls& vendor() {
   return v;
 }
 
+int threads_of(const vendor_calls& v) {
+  if (v.get_threads) return v.get_threads();
+  if (v.blis_get_threads) {
+    // BLIS says -1 until a count is set (by the API or BLIS_NUM_THREADS): it then runs one thread.
+    const std::int64_t n = v.blis_get_threads();
+    return n < 1 ? 1 : static_cast<int>(n);
+  }
+  return 0;
+}
+
+void set_threads_of(const vendor_calls& v, int threads) {
+  if (v.set_threads) v.set_threads(threads);
+  else if (v.blis_set_threads) v.blis_set_threads(threads);
+}
+
 }  // namespace
+
+namespace detail {
+
+std::string library_file(const void* address) { return describe(object_of(address)); }
+
+vendor_facts vendor_facts_in(void* handle, const void* dgemm) {
+  const object blas = object_of(dgemm);
+  vendor_calls v = recognise_in(handle, blas);
+  if (v.vendor.empty()) v = unknown_vendor(blas);
+  if (v.why_threads_fixed.empty() && !v.set_threads && !v.blis_set_threads)
+    v.why_threads_fixed = v.vendor + " in " + describe(v.library) + " exports no thread setter";
+  vendor_facts out;
+  out.info.vendor = v.vendor;
+  out.info.version = v.version;
+  out.info.blas_config = v.config;
+  out.info.blas_core = v.core;
+  out.info.blas_variant = v.variant;
+  out.info.blas_library = describe(blas);
+  out.info.why_threads_fixed = v.why_threads_fixed;
+  out.threads = [v] { return threads_of(v); };
+  out.set_threads = [v](int threads) { set_threads_of(v, threads); };
+  out.info.blas_threads = out.threads();
+  return out;
+}
+
+}  // namespace detail
 
 runtime_info blas_runtime_info() {
   const vendor_calls& v = vendor();
@@ -228,21 +278,8 @@ runtime_info blas_runtime_info() {
   return info;
 }
 
-void set_blas_threads(int threads) {
-  const vendor_calls& v = vendor();
-  if (v.set_threads) v.set_threads(threads);
-  else if (v.blis_set_threads) v.blis_set_threads(threads);
-}
+void set_blas_threads(int threads) { set_threads_of(vendor(), threads); }
 
-int blas_threads() {
-  const vendor_calls& v = vendor();
-  if (v.get_threads) return v.get_threads();
-  if (v.blis_get_threads) {
-    // BLIS says -1 until a count is set (by the API or BLIS_NUM_THREADS): it then runs one thread.
-    const std::int64_t n = v.blis_get_threads();
-    return n < 1 ? 1 : static_cast<int>(n);
-  }
-  return 0;
-}
+int blas_threads() { return threads_of(vendor()); }
 
 }  // namespace solvebench::lapack

@@ -1,0 +1,27 @@
+// Rows of the CPU libraries loaded at run time beside the linked one (--cpu_libraries):
+// CPU[blis]/dgesv/n:1024/nrhs:1, CPU-driver[reference]/dposv/..., each library in a link-map
+// namespace of its own (solvebench/lapack_loaded.hpp), each row carrying its library's facts.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/options.hpp"
+#include "core/session.hpp"
+
+namespace solvebench::bench::cpu_library {
+
+struct options {
+  std::vector<std::string> names;  // as given: none (the default), auto, or names of known_libraries()
+};
+std::vector<flag> flags(options& o);
+
+struct registration {
+  std::vector<std::string> notes;                            // one line per library skipped or loaded
+  std::vector<std::pair<std::string, std::string>> context;  // cpu_libraries: what ran, what did not
+};
+// Also gives the linked library's rows (cpu/) their facts, whichever libraries are chosen.
+registration register_rows(session& run, const common_options& opt, const options& libs);
+
+}  // namespace solvebench::bench::cpu_library
