@@ -33,6 +33,8 @@
 #   gate       the pull-request gate on this build as both sides, GPU rows of 1.7-40 ms: each word
 #              of GATE_RUNS (default "aa aa planted") one .ci/bench-pr run, "planted" with
 #              GPU/dgesv/n:4096 made 10% slower on the head -> gate-outcomes.txt, gate-<k>-*/
+#   ab3        issue 33's A/B: .carry/old against this tree, GPU dgesv/dgetrf/dgemm at 4096, 8192 with
+#              the defaults, AB_PAIRS (7) pairs in random order -> ab3-compare.json, ab3-compare.md
 #   coverage   issue 30's A/A: COVERAGE_RUNS (10) processes of GPU rows at n = 1024..8192 with the
 #              defaults, COVERAGE_K3_RUNS (4) with --processes=3; tools/aa-coverage -> coverage.txt
 #   regress-aa plain tools/regress on separate processes of this build, GPU rows of 1.7-40 ms:
@@ -123,6 +125,22 @@ for mode in "$@"; do
     sweep)
       # The default sweep, every row of it: what `tools/quickstart bench` runs.
       bench 570 sweep sweep.json
+      ;;
+    ab3)
+      # Issue 33's A/B: .carry/old against this tree with the defaults a user runs, AB_PAIRS (7)
+      # pairs in random order, judged distribution-free (7 against 7 processes bound a change).
+      step 200 old-build sh -c "cmake -S .carry/old -B build/old -G Ninja -DCMAKE_BUILD_TYPE=Release -DSOLVE_BENCH_CUDA=ON \
+        -DCMAKE_CUDA_ARCHITECTURES=90 -DSOLVE_BENCH_MPI=OFF -DSOLVE_BENCH_TESTS=OFF && cmake --build build/old -j $(nproc) --target solve_bench"
+      ab3_flags=(--precisions=d --sizes=4096,8192 --progress=off --benchmark_filter='^GPU/d(gesv|getrf|gemm)/n:[0-9]+(/nrhs:1)?/manual_time$')
+      for pair in $(seq 1 "${AB_PAIRS:-7}"); do
+        sides="old new"; [ $((RANDOM % 2)) -eq 1 ] && sides="new old"
+        for side in $sides; do
+          exe=$BIN; [ "$side" = old ] && exe=build/old/benchmarks/solve_bench
+          step 40 "ab3-$side-$pair" "$exe" "${ab3_flags[@]}" --benchmark_out="$WORK/ab3-$side-$pair.json" --benchmark_out_format=json
+        done
+      done
+      step 60 ab3-compare sh -c "$CHECKS compare --json=$WORK/ab3-compare.json --markdown=$WORK/ab3-compare.md \
+        \$(ls $WORK/ab3-old-*.json | grep -v '\.\(audit\|verdict\)\.json$') -- \$(ls $WORK/ab3-new-*.json | grep -v '\.\(audit\|verdict\)\.json$'); cat $WORK/ab3-compare.md"
       ;;
     cliffs)
       # The size scan (docs/cliffs.md): OpenBLAS 0.3.26's one-call dgesv, one thread below n * nrhs = 10000.
