@@ -42,8 +42,8 @@ double solve_residual(const lapack::loaded_library& lib, std::int64_t n) {
 }  // namespace
 
 TEST(LoadedLibrary, TwoLibrariesSolveInOneProcessEachWithItsOwnObjects) {
-  const auto& blis = known("blis");
-  const auto& reference = known("reference");
+  const auto blis = known("blis");
+  const auto reference = known("reference");
   if (!installed(blis) || !installed(reference))
     GTEST_SKIP() << "needs BLIS and reference BLAS + LAPACK (libblis4-pthread libblas3 liblapack3)";
   const lapack::loaded_library a(blis), b(reference);
@@ -73,7 +73,7 @@ TEST(LoadedLibrary, TwoLibrariesSolveInOneProcessEachWithItsOwnObjects) {
 }
 
 TEST(LoadedLibrary, FactorsSolveAndMultiplyThroughTheLibrary) {
-  const auto& reference = known("reference");
+  const auto reference = known("reference");
   if (!installed(reference)) GTEST_SKIP() << "needs reference BLAS + LAPACK (libblas3 liblapack3)";
   const lapack::loaded_library lib(reference);
   const std::int64_t n = 97;
@@ -92,7 +92,7 @@ TEST(LoadedLibrary, FactorsSolveAndMultiplyThroughTheLibrary) {
 }
 
 TEST(LoadedLibrary, SingularMatrixNamesThePivot) {
-  const auto& reference = known("reference");
+  const auto reference = known("reference");
   if (!installed(reference)) GTEST_SKIP() << "needs reference BLAS + LAPACK (libblas3 liblapack3)";
   const lapack::loaded_library lib(reference);
   sb::host_matrix<double> zero(4, 4);
