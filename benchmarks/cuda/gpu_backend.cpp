@@ -22,6 +22,7 @@ cuda::context& backend::context() {
 }
 
 void backend::before(const std::string& row) {
+  inject_fault_if_requested(row);  // first: the memory read below synchronises and meets it
   watched_.clear();
   std::uint64_t free = 0;  // read before every build, watched or not, as the adapters' watch did
   const bool read = settled_free_bytes(free);
@@ -29,7 +30,6 @@ void backend::before(const std::string& row) {
     watched_ = row;
     free_at_start_ = free;
   }
-  inject_fault_if_requested(row);
 }
 
 void backend::after(bool ok, const std::string& failure) {
