@@ -235,7 +235,7 @@ TEST(AuditFasterThanGemm, ALoadedGemmJudgesNothing) {
 // threads had one core between them. Either makes it no ceiling; the planted anomaly, a solve
 // above a GEMM that had its cores on a quiet host, stays a timing bug.
 TEST(AuditFasterThanGemm, AGemmShortOfItsCoresIsNoCeiling) {
-  const auto issue_run = [](std::map<std::string, std::vector<double>> gemm_counters) {
+  const auto issue_run = [](const std::map<std::string, std::vector<double>>& gemm_counters) {
     auto run = clean_run();
     run.rows.push_back(rated("CPU/dgemm/n:256", 3.98, 8.42));
     run.rows.push_back(rated("CPU/dgetrs/n:256/nrhs:1", 0.0102, 12.9));

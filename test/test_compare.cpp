@@ -27,7 +27,9 @@ sb::run_summary rounds(const std::vector<double>& ms, int per_process = 0, std::
   sb::run_summary run;
   for (std::size_t i = 0; i < ms.size(); ++i) {
     std::map<std::string, double> counters = {{"resid", 0.01}};
-    if (per_process > 0) counters["process"] = static_cast<double>(i / static_cast<std::size_t>(per_process));
+    if (per_process > 0)
+      counters["process"] = static_cast<double>(
+          i / static_cast<std::size_t>(per_process));  // NOLINT(bugprone-integer-division): the process index, whole
     if (pair) counters["pair"] = *pair + static_cast<double>(i);
     sb::add_repetition(run, gesv, ms[i], {}, counters);
   }
