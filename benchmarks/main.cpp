@@ -16,6 +16,7 @@
 namespace bench = solvebench::bench;
 
 int main(int argc, char** argv) {
+  bench::cpu_library::restart_for_namespaces(argv);
   bench::common_options common;
   bench::gpu_options gpu;
   bench::mixed_options mixed;

@@ -2,7 +2,10 @@
 // its own, its thread count, its facts in every row, and the same dense sweep as the CPU rows.
 #include "cpu_library/library_rows.hpp"
 
+#include <unistd.h>
+
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <system_error>
@@ -124,6 +127,18 @@ void choose_threads(const lapack::library_files& f) {
 }
 
 }  // namespace
+
+void restart_for_namespaces(char** argv) {
+  const auto asks = [](const char* v) { return v && *v && std::strcmp(v, "none") != 0; };
+  bool asked = asks(std::getenv("SOLVE_BENCH_CPU_LIBRARIES"));
+  for (char** a = argv + 1; *a; ++a)
+    if (std::strncmp(*a, "--cpu_libraries=", 16) == 0) asked = asks(*a + 16);  // the last one given wins
+  if (!asked || lapack::thread_stacks_uncached()) return;
+  const char* had = std::getenv("GLIBC_TUNABLES");
+  const std::string tunables = (had && *had ? std::string(had) + ":" : "") + lapack::uncached_thread_stacks;
+  if (setenv("GLIBC_TUNABLES", tunables.c_str(), 1) != 0) return;
+  execv("/proc/self/exe", argv);  // returns only where it failed
+}
 
 std::vector<flag> flags(options& o) {
   return {{"--cpu_libraries", "LIST", "SOLVE_BENCH_CPU_LIBRARIES",

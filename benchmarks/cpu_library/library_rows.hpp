@@ -21,6 +21,12 @@ struct registration {
   std::vector<std::string> notes;                            // one line per library skipped or loaded
   std::vector<std::pair<std::string, std::string>> context;  // cpu_libraries: what ran, what did not
 };
+// Where --cpu_libraries (or its variable) asks for libraries and this process's thread stacks
+// are cached, starts the program again with GLIBC_TUNABLES holding
+// lapack::uncached_thread_stacks (solvebench/lapack_loaded.hpp says why); returns where it
+// cannot, the libraries that run more than one thread then refused by name. Before anything runs.
+void restart_for_namespaces(char** argv);
+
 // Also gives the linked library's rows (cpu/) their facts, whichever libraries are chosen.
 registration register_rows(session& run, const common_options& opt, const options& libs);
 

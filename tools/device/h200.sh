@@ -41,6 +41,11 @@
 #              REGRESS_RUNS (default 6) rounds of three runs, interleaved: A, A' and B (B with
 #              GPU/dgesv/n:4096 made 10% slower); judged A against A' and A against B, each pair
 #              of single runs and all runs pooled (every file a process) -> regress-outcomes.txt
+#   libraries  issue 33: every CPU library the machine has in one run (--cpu_libraries=auto); BLIS
+#              and the reference BLAS + LAPACK come from .carry/debs where the machine lacks them
+#              (unpacked into / where this user may) -> libraries.json
+#   rowlist    issue 33: the default row list (--benchmark_list_tests) of .carry/old against this
+#              tree -> rowlist-old.txt, rowlist-new.txt, rowlist.diff
 # Example: tools/device/h200.sh build gputests ab
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -183,6 +188,21 @@ for mode in "$@"; do
       ;;
     complex)
       bench 200 complex complex.json --precisions=z,c --benchmark_filter='^(CPU|CPU-driver|GPU|GPU-pinned|GPU-pageable)/[cz]'
+      ;;
+    libraries)
+      for want in libblis4-pthread:blis-pthread/libblas.so.3 libblas3:blas/libblas.so.3 liblapack3:lapack/liblapack.so.3; do
+        deb=$(ls .carry/debs/${want%%:*}_*.deb 2>/dev/null | head -1) file=/usr/lib/x86_64-linux-gnu/${want#*:}
+        [ -e "$file" ] && continue
+        if [ -n "$deb" ] && [ -w /usr/lib/x86_64-linux-gnu ]; then dpkg -x "$deb" / && say "unpacked $deb into /"
+        else say "$file missing, and no $deb or / not writable"; fi
+      done
+      bench 200 libraries libraries.json --cpu_libraries=auto --sizes=1024,4096 --precisions=d --benchmark_filter='^CPU'
+      ;;
+    rowlist)
+      step 200 old-build sh -c "cmake -S .carry/old -B build/old -G Ninja -DCMAKE_BUILD_TYPE=Release -DSOLVE_BENCH_CUDA=ON \
+        -DCMAKE_CUDA_ARCHITECTURES=90 -DSOLVE_BENCH_MPI=OFF -DSOLVE_BENCH_TESTS=OFF && cmake --build build/old -j $(nproc) --target solve_bench"
+      step 30 rowlist sh -c "build/old/benchmarks/solve_bench --benchmark_list_tests > $WORK/rowlist-old.txt; $BIN --benchmark_list_tests > $WORK/rowlist-new.txt; \
+        wc -l $WORK/rowlist-old.txt $WORK/rowlist-new.txt; diff $WORK/rowlist-old.txt $WORK/rowlist-new.txt > $WORK/rowlist.diff; echo diff exit \$?"
       ;;
     big)
       bench 260 big-d big-d.json --precisions=d --sizes=130000 --benchmark_filter='^GPU/d(gesv|posv)/n:130000/nrhs:1/manual_time$'

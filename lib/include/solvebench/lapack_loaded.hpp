@@ -8,6 +8,14 @@
 // glibc gives the process at most 16 namespaces, and a library with initial-exec TLS may not
 // fit a new one (dlmopen then fails with "cannot allocate memory in static TLS block"): a
 // library that cannot be loaded is an error naming it, for the caller to skip.
+//
+// A thread that a namespace's libc starts on a stack it cached gets the dynamic TLS block of the
+// thread before it freed by the namespace's free(), though the loader allocated it with the main
+// libc's malloc(): BLIS with two threads (it starts them at every call) corrupted the heap within
+// a few calls here (glibc 2.36, LoadedLibrary.TwoLibraries... under BLIS_NUM_THREADS=2). Without
+// a stack cache no stack is reused; glibc reads its tunables once, when the process starts, so a
+// library that runs more than one thread is loaded only in a process started with
+// GLIBC_TUNABLES holding `uncached_thread_stacks` (solve_bench restarts itself with it).
 #pragma once
 
 #include <memory>
@@ -42,10 +50,15 @@ struct library_files {
 // architecture), in the order --cpu_libraries=auto takes them.
 const std::vector<library_files>& known_libraries();
 
+inline constexpr const char* uncached_thread_stacks = "glibc.pthread.stack_cache_size=0";
+// Whether this process started with GLIBC_TUNABLES holding it (its initial environment).
+bool thread_stacks_uncached();
+
 class loaded_library {
  public:
   // Loads `files` into a fresh namespace; throws solvebench::error naming the file and the reason
-  // (not installed, no namespace left, a routine missing).
+  // (not installed, no namespace left, a routine missing, more than one thread in a process
+  // whose thread stacks are cached: see above).
   explicit loaded_library(const library_files& files);
   ~loaded_library();
   loaded_library(const loaded_library&) = delete;

@@ -8,6 +8,7 @@
 #include <complex>
 #include <cstddef>
 #include <cstdlib>
+#include <fstream>
 #include <type_traits>
 
 #include "blas_vendor.hpp"
@@ -115,8 +116,26 @@ struct loaded_library::state {
   }
 };
 
+bool thread_stacks_uncached() {
+  // /proc/self/environ is the environment the process started with, NUL-separated.
+  std::ifstream in("/proc/self/environ", std::ios::binary);
+  const std::string key = "GLIBC_TUNABLES=", want = std::string(":") + uncached_thread_stacks + ":";
+  for (std::string entry; std::getline(in, entry, '\0');)
+    if (entry.compare(0, key.size(), key) == 0 &&
+        (":" + entry.substr(key.size()) + ":").find(want) != std::string::npos)
+      return true;
+  return false;
+}
+
 loaded_library::loaded_library(const library_files& files) : s_(std::make_unique<state>()) {
   s_->files = files;
+  const char* asked = files.threads_env.empty() ? nullptr : std::getenv(files.threads_env.c_str());
+  const int starts = asked && *asked ? std::max(1, std::atoi(asked)) : files.default_threads;
+  if (starts > 1 && !thread_stacks_uncached())
+    throw error(files.name + ": " + std::to_string(starts) + " threads (" + files.threads_env +
+                ") in a namespace of its own need a process started with GLIBC_TUNABLES=" + uncached_thread_stacks +
+                " (otherwise its libc frees the loader's TLS blocks with the wrong malloc); start it so, or set " +
+                files.threads_env + "=1");
   // RTLD_LOCAL in a fresh namespace: the BLAS's symbols bind the LAPACK loaded after it into the
   // same namespace (by its libblas.so.3 soname), and nothing outside it.
   s_->blas = dlmopen(LM_ID_NEWLM, files.blas.c_str(), RTLD_NOW | RTLD_LOCAL);
