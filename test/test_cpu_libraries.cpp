@@ -12,6 +12,7 @@
 #include "checks/load.hpp"
 #include "checks/render.hpp"
 #include "checks/verdict.hpp"
+#include "legacy/row_names.hpp"
 
 namespace sb = solvebench::bench;
 
