@@ -11,6 +11,7 @@
 
 #include "checks/audit.hpp"
 #include "checks/render.hpp"
+#include "legacy/row_names.hpp"
 
 namespace solvebench::bench::testing {
 

@@ -167,24 +167,6 @@ TEST(AuditDriverVsHalves, ComparesOnlyTheSameSizeAndRightHandSides) {
   EXPECT_TRUE(findings_of(bench::run_audit(run), "driver_vs_halves").empty());
 }
 
-// The OpenBLAS cause is claimed only for the versions and sizes it explains.
-TEST(AuditDriverVsHalves, KnownOpenBlasCauseOnlyForMatchingVersionsAndSizes) {
-  const auto cause = [](const std::string& vendor, const std::string& version, char p, long long n, long long k) {
-    return bench::known_driver_cause(vendor, version, p, n, k);
-  };
-  EXPECT_NE(cause("OpenBLAS", "0.3.26", 'd', 4096, 1).find("Known cause"), std::string::npos);
-  EXPECT_NE(cause("OpenBLAS", "0.3.29", 'd', 9999, 1).find("Known cause"), std::string::npos);
-  EXPECT_NE(cause("OpenBLAS", "0.3.26", 's', 20000, 1).find("40000"), std::string::npos);  // single: 40000
-  EXPECT_NE(cause("OpenBLAS", "0.3.31", 'd', 4096, 1).find("Likely cause"), std::string::npos);
-  EXPECT_EQ(cause("OpenBLAS", "0.3.21", 'd', 4096, 1), "");   // before the threshold existed
-  EXPECT_EQ(cause("OpenBLAS", "0.3.34", 'd', 4096, 1), "");   // fixed
-  EXPECT_EQ(cause("OpenBLAS", "0.3.26", 'd', 10000, 1), "");  // n * nrhs at the threshold: threaded
-  EXPECT_EQ(cause("OpenBLAS", "0.3.26", 'd', 4096, 4), "");   // 16384 >= 10000
-  EXPECT_EQ(cause("OpenBLAS", "0.3.26", 'd', 64, 1), "");     // n * n < 10000: one thread by design
-  EXPECT_EQ(cause("Intel MKL", "0.3.26", 'd', 4096, 1), "");
-  EXPECT_EQ(cause("OpenBLAS", "", 'd', 4096, 1), "");
-}
-
 // ----------------------------------------------------------------------------- faster_than_gemm
 
 TEST(AuditFasterThanGemm, NamesAFactorizationAboveGemmBeyondNoise) {

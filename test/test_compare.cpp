@@ -14,6 +14,7 @@
 #include "checks/load.hpp"
 #include "checks/shift.hpp"
 #include "checks/thresholds.hpp"
+#include "legacy/row_names.hpp"
 
 namespace sb = solvebench::bench;
 namespace fs = std::filesystem;

@@ -12,6 +12,7 @@
 #include "checks/load.hpp"
 #include "checks/render.hpp"
 #include "checks/verdict.hpp"
+#include "legacy/row_names.hpp"
 
 namespace sb = solvebench::bench;
 
@@ -60,14 +61,68 @@ TEST(CpuLibraries, TheCpusBestPathIsTheFasterLibraryAndNamesIt) {
   ASSERT_TRUE(e.largest);
   EXPECT_DOUBLE_EQ(e.largest->cpu_ms, 150.0);
   EXPECT_EQ(e.largest->cpu_library, "blis");
-  EXPECT_TRUE(has_line(v, "CPU 150 ms (CPU[blis], blis)")) << v.lines.front();
+  // The library is named by its facts (vendor, version, which library of the run), not its label.
+  EXPECT_EQ(big.library_name, "BLIS 0.9.0 (blis)");
+  EXPECT_EQ(big.runner_up_name, "OpenBLAS 0.3.21 (openblas)");
+  EXPECT_EQ(e.largest->cpu_library_name, "BLIS 0.9.0 (blis)");
+  EXPECT_TRUE(has_line(v, "CPU 150 ms (CPU[blis], BLIS 0.9.0 (blis))")) << v.lines.front();
   ASSERT_EQ(v.cpu_libraries.size(), 1u);
   EXPECT_EQ(v.cpu_libraries.front().libraries, (std::vector<std::string>{"openblas", "blis"}));
-  EXPECT_TRUE(has_line(v, "openblas is fastest at n = 256")) << v.lines[1];
-  EXPECT_TRUE(has_line(v, "blis at n = 1024")) << v.lines[1];
+  EXPECT_EQ(v.cpu_libraries.front().library_names,
+            (std::vector<std::string>{"OpenBLAS 0.3.21 (openblas)", "BLIS 0.9.0 (blis)"}));
+  EXPECT_TRUE(has_line(v,
+                       "libraries OpenBLAS 0.3.21 (openblas), BLIS 0.9.0 (blis): OpenBLAS 0.3.21 (openblas) is "
+                       "fastest at n = 256"))
+      << v.lines[1];
+  EXPECT_TRUE(has_line(v,
+                       "; BLIS 0.9.0 (blis) at n = 1024 (at n = 1024 CPU[blis]/dgesv/n:1024/nrhs:1 150 ms, "
+                       "1.33× faster than the runner-up OpenBLAS 0.3.21 (openblas)'s 200 ms"))
+      << v.lines[1];
   const auto j = sb::verdict_json(v);
   EXPECT_EQ(j["solves"][0]["cpu_best"][1]["library"], "blis");
+  EXPECT_EQ(j["solves"][0]["cpu_best"][1]["library_name"], "BLIS 0.9.0 (blis)");
+  EXPECT_EQ(j["solves"][0]["largest"]["cpu_library_name"], "BLIS 0.9.0 (blis)");
   EXPECT_EQ(j["cpu_libraries"][0]["points"][1]["runner_up_library"], "openblas");
+  EXPECT_EQ(j["cpu_libraries"][0]["points"][1]["runner_up_name"], "OpenBLAS 0.3.21 (openblas)");
+  EXPECT_EQ(j["cpu_libraries"][0]["library_names"][1], "BLIS 0.9.0 (blis)");
+}
+
+// A third library, as --cpu_libraries=auto gives (the linked OpenBLAS, BLIS, the reference
+// BLAS): the winner is held against the runner-up, the second best library at that n, never
+// against a slower one; and the linked library is named by its facts, not as "lapack".
+TEST(CpuLibraries, TheWinnerIsHeldAgainstTheRunnerUpOfThree) {
+  auto run = fixture();
+  std::vector<sb::row_record> reference;
+  for (auto& r : run.rows) {
+    if (r.id.library == "openblas") r.facts["cpu_library"] = "linked";  // as solve_bench writes the linked rows
+    if (r.id.library != "blis") continue;
+    sb::row_record copy = r;
+    copy.id.backend = "CPU[reference]";
+    copy.id.library = "lapack[reference]";
+    copy.name = copy.id.name();
+    copy.facts = {{"blas_vendor", "Netlib"}, {"blas_version", "3.11.0"}, {"cpu_library", "reference"}};
+    for (auto& t : copy.times_ms) t *= 6;  // 72 ms at n = 256, 900 ms at n = 1024: the slowest
+    reference.push_back(copy);
+  }
+  run.rows.insert(run.rows.end(), reference.begin(), reference.end());
+  const auto v = sb::make_verdict(run, {});
+  ASSERT_EQ(v.cpu_libraries.size(), 1u);
+  const auto& c = v.cpu_libraries.front();
+  EXPECT_EQ(c.library_names,
+            (std::vector<std::string>{"OpenBLAS 0.3.21 (linked)", "BLIS 0.9.0 (blis)", "Netlib 3.11.0 (reference)"}));
+  const auto &small = best_at(c.points, 256), &big = best_at(c.points, 1024);
+  EXPECT_EQ(small.library_name, "OpenBLAS 0.3.21 (linked)");
+  EXPECT_EQ(small.runner_up_name, "BLIS 0.9.0 (blis)");  // 12 ms, not the reference's 72 ms
+  EXPECT_DOUBLE_EQ(*small.runner_up_ms, 12.0);
+  EXPECT_EQ(big.library_name, "BLIS 0.9.0 (blis)");
+  EXPECT_EQ(big.runner_up_name, "OpenBLAS 0.3.21 (linked)");  // 200 ms, not the reference's 900 ms
+  EXPECT_DOUBLE_EQ(*big.runner_up_ms, 200.0);
+  EXPECT_TRUE(has_line(v,
+                       "OpenBLAS 0.3.21 (linked) is fastest at n = 256 (at n = 256 CPU/dgesv/n:256/nrhs:1 10.0 ms, "
+                       "1.20× faster than the runner-up BLIS 0.9.0 (blis)'s 12.0 ms"))
+      << v.lines[1];
+  EXPECT_FALSE(has_line(v, "faster than the runner-up Netlib"));
+  EXPECT_FALSE(has_line(v, "lapack"));
 }
 
 TEST(CpuLibraries, ASlowerSecondLibraryIsNotChosen) {
@@ -78,8 +133,8 @@ TEST(CpuLibraries, ASlowerSecondLibraryIsNotChosen) {
   EXPECT_EQ(best_at(e.cpu_best, 256).library, "openblas");
   EXPECT_EQ(best_at(e.cpu_best, 1024).library, "openblas");
   EXPECT_DOUBLE_EQ(e.largest->cpu_ms, 200.0);
-  EXPECT_TRUE(has_line(v, "openblas is fastest at n = 256, 1024"));
-  EXPECT_FALSE(has_line(v, "blis at n"));
+  EXPECT_TRUE(has_line(v, "OpenBLAS 0.3.21 (openblas) is fastest at n = 256, 1024"));
+  EXPECT_FALSE(has_line(v, "(blis) at n"));
 }
 
 TEST(CpuLibraries, ACpuOnlyRunStillSaysWhichLibraryWon) {
@@ -91,7 +146,7 @@ TEST(CpuLibraries, ACpuOnlyRunStillSaysWhichLibraryWon) {
   EXPECT_TRUE(v.solves.empty());
   ASSERT_EQ(v.cpu_libraries.size(), 1u);
   EXPECT_EQ(best_at(v.cpu_libraries.front().points, 1024).library, "blis");
-  EXPECT_TRUE(has_line(v, "dgesv (nrhs 1) on the CPU, libraries openblas, blis"));
+  EXPECT_TRUE(has_line(v, "dgesv (nrhs 1) on the CPU, libraries OpenBLAS 0.3.21 (openblas), BLIS 0.9.0 (blis)"));
 }
 
 TEST(CpuLibraries, OneLibraryGivesNoLibraryLine) {

@@ -2,6 +2,7 @@
 // (and the line, in a rows log) and the problem; what it reads, it reads right. Also the inputs
 // the fuzzers found (test/fuzz/corpus/*/regress-*), each pinned to what it must do now.
 #include "checks/load.hpp"
+#include "legacy/row_names.hpp"
 
 #include <gtest/gtest.h>
 

@@ -7,6 +7,7 @@
 
 #include "checks/load.hpp"
 #include "checks/record.hpp"
+#include "legacy/row_names.hpp"
 
 namespace sb = solvebench::bench;
 

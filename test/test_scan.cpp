@@ -11,6 +11,7 @@
 #include "checks/cliffs.hpp"
 #include "checks/thresholds.hpp"
 #include "core/scan.hpp"
+#include "legacy/row_names.hpp"
 
 namespace solvebench::bench {
 namespace {

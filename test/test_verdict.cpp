@@ -257,11 +257,11 @@ TEST(VerdictEnergy, BothSides) {
 TEST(VerdictEnergy, MissingSidesNamed) {
   const auto v = verdict_of("h200_like");
   EXPECT_FALSE(solve(v, "dposv").energy);
-  EXPECT_EQ(solve(v, "dposv").energy_missing, std::vector<std::string>{"CPU"});
+  EXPECT_EQ(solve(v, "dposv").energy_missing, std::vector<sb::row_device>{sb::row_device::cpu});
   EXPECT_TRUE(has_line(
       v, "Energy per solve not measured on the CPU side (no J/solve counter on its rows): dposv at n = 10000."));
   const auto audited = verdict_of("audited");
-  EXPECT_EQ(solve(audited, "dgesv").energy_missing, std::vector<std::string>{"GPU"});
+  EXPECT_EQ(solve(audited, "dgesv").energy_missing, std::vector<sb::row_device>{sb::row_device::gpu});
   const auto consumer = verdict_of("consumer_like");
   EXPECT_EQ(std::count_if(consumer.lines.begin(), consumer.lines.end(),
                           [](const auto& l) { return l.find("nergy") != std::string::npos; }),

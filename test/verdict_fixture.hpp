@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "checks/verdict.hpp"
+#include "legacy/row_names.hpp"
 
 namespace solvebench::bench::testing {
 

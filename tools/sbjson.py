@@ -397,7 +397,7 @@ METHOD = {"row": str, "op": str, "refine": Opt(str), "ms": OPT_NUM, "speedup": O
           "why_not": Opt(str), "niters": OPT_NUM, "outer_iters": OPT_NUM, "fell_back": OPT_NUM}
 VERDICT = {
     "has_gpu_rows": Opt(bool),
-    "solves": [{"op": str, "nrhs": Opt(int), "cpu_best": Opt([{"n": int, "ms": OPT_NUM, "path": str, "library": Opt(str), "row": Opt(str)}]),
+    "solves": [{"op": str, "nrhs": Opt(int), "cpu_best": Opt([{"n": int, "ms": OPT_NUM, "path": str, "library": Opt(str), "library_name": Opt(str), "row": Opt(str)}]),
                 "forms": [{"backend": str, "placement": Opt(str), "points": [POINT], "crossover": Opt(CROSSOVER)}],
                 "caveats": Opt([CAVEAT])}],
     "batched": Opt([{"op": str, "batch": int, "points": [POINT], "caveats": Opt([CAVEAT])}]),

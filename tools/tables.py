@@ -62,7 +62,8 @@ def verdict_markdown(verdict: dict, marks: Marks) -> List[str]:
         for n in sorted(set(best) | {n for pts in by_form for n in pts}):
             cpu = best.get(n)
             cpu_row = cpu.get("row") if cpu else None  # row names as the verdict gives them
-            path = cpu and (cpu["path"] + (", " + cpu["library"] if cpu.get("runner_up_library") else ""))
+            several = cpu and cpu.get("runner_up_library")  # the run timed several CPU libraries
+            path = cpu and (cpu["path"] + (", " + (cpu.get("library_name") or cpu["library"]) if several else ""))
             cells = [str(n), "%s (%s)%s" % (sig(cpu.get("ms")), path, marks(cpu_row)) if cpu else "–"]
             for f, pts in zip(forms, by_form):
                 p = pts.get(n)

@@ -2,9 +2,8 @@
 #include "checks/audit.hpp"
 
 #include <algorithm>
-#include <cstdio>
+#include <cmath>
 #include <cstdlib>
-#include <tuple>
 
 #include "checks/audit_rules.hpp"
 #include "checks/text.hpp"
@@ -81,30 +80,6 @@ std::string row_list(const std::vector<row_id>& rows, std::size_t shown) {
 }
 
 }  // namespace audit_detail
-
-std::string known_driver_cause(const std::string& vendor, const std::string& version, char precision, long long n,
-                               long long nrhs) {
-  const auto lower = [](std::string s) {
-    for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-  };
-  const char* const affected = "OpenBLAS";  // the vendor the known cause is about, as its facts name it
-  if (lower(vendor).find(lower(affected)) == std::string::npos) return "";
-  int major = 0, minor = 0, patch = 0;
-  if (std::sscanf(version.c_str(), "%d.%d.%d", &major, &minor, &patch) != 3) return "";
-  const auto ver = std::make_tuple(major, minor, patch);
-  const bool confirmed = ver >= std::make_tuple(0, 3, 26) && ver <= std::make_tuple(0, 3, 29);
-  const bool likely = ver >= std::make_tuple(0, 3, 30) && ver < std::make_tuple(0, 3, 34);
-  // interface/lapack/gesv.c: one thread below 10000 (double, double complex) or 40000 (single).
-  const long long threshold = (precision == 'd' || precision == 'z') ? 10000 : 40000;
-  if (!(confirmed || likely) || n * nrhs >= threshold || n * n < threshold) return "";
-  return std::string(confirmed ? "Known cause: " : "Likely cause: ") + "OpenBLAS " +
-         (confirmed ? "0.3.26 to at least 0.3.29" : "0.3.26 to at least 0.3.29 (not established for " + version + ")") +
-         " runs ?gesv on one thread when n * nrhs < 10000 (dgesv, zgesv) or 40000 (sgesv, cgesv): "
-         "interface/lapack/gesv.c multiplies n by the number of right-hand sides where it means n * n. The threshold "
-         "came in 0.3.26 (OpenBLAS PR 4388); fixed by 0.3.34. ?getrf + ?getrs keep all threads, which is why "
-         "solve_bench's CPU/?gesv rows time them.";
-}
 
 std::string finding_mark(std::size_t index) { return "†" + std::to_string(index + 1); }
 

@@ -55,11 +55,4 @@ audit_report run_audit(const run_summary& run);
 // The rule ids, in the order they run.
 std::vector<std::string> audit_rule_ids();
 
-// What the driver_vs_halves rule says about a known library defect, or "" when none matches:
-// OpenBLAS 0.3.26 and later run ?gesv on one thread when n * nrhs is under a threshold. The
-// text is the same for every precision and size it explains (it depends on the version only),
-// so that a run's findings share it (finding::cause).
-std::string known_driver_cause(const std::string& vendor, const std::string& version, char precision, long long n,
-                               long long nrhs);
-
 }  // namespace solvebench::bench

@@ -11,6 +11,7 @@
 #include "checks/operation.hpp"
 #include "checks/text.hpp"
 #include "checks/thresholds.hpp"
+#include "solvebench/known_causes.hpp"
 
 namespace solvebench::bench::audit_detail {
 namespace {
@@ -95,7 +96,7 @@ std::optional<std::string> driver_vs_halves(const rule_input& in, std::vector<fi
       // the two halves itself, back to back.
       const bool calls_driver = id.path == row_path::driver;
       cause = op->family == factorization::lu && calls_driver
-                  ? known_driver_cause(vendor, version, id.precision, id.n, *id.nrhs)
+                  ? solvebench::cpu::known_driver_cause(vendor, version, id.precision, id.n, *id.nrhs)
                   : "";
       msg += !calls_driver   ? " This row calls the two halves itself, back to back, so the library's driver is not "
                                "the cause: the gap is between timing them together and apart."

@@ -9,6 +9,7 @@
 #include "checks/audit_rules.hpp"
 #include "checks/text.hpp"
 #include "checks/thresholds.hpp"
+#include "solvebench/known_causes.hpp"
 
 namespace solvebench::bench {
 
@@ -186,8 +187,8 @@ std::optional<std::string> cliffs(const rule_input& in, std::vector<finding>& ou
               cliff_text(c, axis, load)};
     const row_id& slow = c.pair.slower_above ? c.pair.above : c.pair.below;
     if (!c.spike && c.pair.refusal.empty() && load.empty() && slow.path == row_path::driver)
-      f.cause = known_driver_cause(in.context("blas_vendor"), in.context("blas_version"), slow.precision, slow.n,
-                                   slow.nrhs.value_or(1));
+      f.cause = solvebench::cpu::known_driver_cause(in.context("blas_vendor"), in.context("blas_version"),
+                                                    slow.precision, slow.n, slow.nrhs.value_or(1));
     out.push_back(f);
   }
   return std::nullopt;

@@ -13,6 +13,7 @@
 #include "checks/load.hpp"
 #include "checks/text.hpp"
 #include "checks/thresholds.hpp"
+#include "legacy/row_names.hpp"
 
 namespace solvebench::bench {
 namespace {

@@ -9,6 +9,8 @@
 #include <set>
 #include <sstream>
 
+#include "legacy/row_names.hpp"
+
 namespace solvebench::bench {
 namespace {
 

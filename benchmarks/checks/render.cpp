@@ -171,13 +171,21 @@ json audit_json(const audit_report& report) {
 }
 
 namespace {
+json device_names(const std::vector<row_device>& devices) {
+  json out = json::array();
+  for (const auto d : devices) out.push_back(device_name(d));
+  return out;
+}
+
 json cpu_best_json(const cpu_best_point& p) {
   return {{"n", p.n},
           {"ms", number(p.ms)},
           {"path", p.path},
           {"library", p.library},
+          {"library_name", p.library_name},
           {"row", p.row},
           {"runner_up_library", optional_value(p.runner_up_library)},
+          {"runner_up_name", optional_value(p.runner_up_name)},
           {"runner_up_row", optional_value(p.runner_up_row)},
           {"runner_up_ms", number(p.runner_up_ms)},
           {"noise_pct", number(p.noise_pct)}};
@@ -208,6 +216,7 @@ json verdict_json(const run_verdict& v) {
                  {"cpu_ms", number(e.largest->cpu_ms)},
                  {"cpu_path", e.largest->cpu_path},
                  {"cpu_library", e.largest->cpu_library},
+                 {"cpu_library_name", e.largest->cpu_library_name},
                  {"gpu_ms", number(e.largest->gpu_ms)},
                  {"speedup", number(e.largest->speedup)},
                  {"noise_pct", number(e.largest->noise_pct)}};
@@ -227,7 +236,7 @@ json verdict_json(const run_verdict& v) {
                       {"others", others},
                       {"largest", largest},
                       {"energy", energy},
-                      {"energy_missing", e.energy_missing},
+                      {"energy_missing", device_names(e.energy_missing)},
                       {"caveats", caveats_json(e.caveats)}});
   }
   json cpu_libraries = json::array();
@@ -237,6 +246,7 @@ json verdict_json(const run_verdict& v) {
     cpu_libraries.push_back({{"op", c.op},
                              {"nrhs", c.nrhs},
                              {"libraries", c.libraries},
+                             {"library_names", c.library_names},
                              {"points", points},
                              {"caveats", caveats_json(c.caveats)}});
   }

@@ -72,13 +72,15 @@ struct row_id {
 
 // Axes whose values are integers: written as JSON numbers.
 bool integer_axis(const std::string& key);
+// Keys of the id's JSON that are its fields (backend, role, ..., n, nrhs), not axes.
+bool id_field(const std::string& key);
+// The value of a decimal written with digits only that fits in 64 bits; none otherwise.
+std::optional<std::int64_t> decimal_integer(const std::string& s);
+// What op_name() appends for a batched row ("dgesv_batched").
+inline constexpr char batched_suffix[] = "_batched";
 
 nlohmann::ordered_json to_json(const row_id& id);
 // Throws std::invalid_argument naming the field that is missing or malformed.
 row_id row_id_from_json(const nlohmann::ordered_json& j);
-
-// For results written before rows carried an id (results of earlier versions): the id their
-// name implies. The only place a name is read back into fields.
-row_id legacy_row_id(const std::string& name);
 
 }  // namespace solvebench::bench

@@ -34,7 +34,8 @@ std::string matrix_of(const row_id& id) {
 }
 
 std::optional<solve_verdict> solve_entry(const operation& operation, char precision,
-                                         const std::vector<const row_record*>& rows, const audit_index& audit) {
+                                         const std::vector<const row_record*>& rows, const audit_index& audit,
+                                         const library_names& names) {
   const std::string op = operation.name;
   std::vector<const row_record*> cpu_rows, gpu_rows;
   std::set<long long> cpu_nrhs, gpu_nrhs;
@@ -74,7 +75,7 @@ std::optional<solve_verdict> solve_entry(const operation& operation, char precis
   e.nrhs = *nrhs;
   for (const auto* r : cpu_rows)
     if (*r->id.nrhs == *nrhs) used.insert(r->name);
-  for (const auto& [n, at] : cpu_best_at(cpu_rows, *nrhs)) {
+  for (const auto& [n, at] : cpu_best_at(cpu_rows, *nrhs, names)) {
     best[n] = at.first;
     e.cpu_best.push_back(at.second);
   }
@@ -118,12 +119,17 @@ std::optional<solve_verdict> solve_entry(const operation& operation, char precis
     const auto& last = e.forms.front().points.back();
     const row_record* cpu_row = best[last.n];
     const row_record* gpu_row = row_at(row_placement::resident, last.n);
-    e.largest = largest_n_result{
-        last.n,      last.cpu_ms,  cpu_row->id.backend, several_libraries ? cpu_row->id.library : std::string(),
-        last.gpu_ms, last.speedup, last.noise_pct};
+    e.largest = largest_n_result{last.n,
+                                 last.cpu_ms,
+                                 cpu_row->id.backend,
+                                 several_libraries ? cpu_row->id.library : std::string(),
+                                 several_libraries ? names.at(cpu_row->id.library) : std::string(),
+                                 last.gpu_ms,
+                                 last.speedup,
+                                 last.noise_pct};
     const auto cpu_j = finite_counter(*cpu_row, energy_key), gpu_j = finite_counter(*gpu_row, energy_key);
-    if (!cpu_j || *cpu_j <= 0) e.energy_missing.push_back(device_name(row_device::cpu));
-    if (!gpu_j || *gpu_j <= 0) e.energy_missing.push_back(device_name(row_device::gpu));
+    if (!cpu_j || *cpu_j <= 0) e.energy_missing.push_back(row_device::cpu);
+    if (!gpu_j || *gpu_j <= 0) e.energy_missing.push_back(row_device::gpu);
     if (e.energy_missing.empty())
       e.energy = energy_result{last.n,
                                *cpu_j,
@@ -411,11 +417,12 @@ run_verdict make_verdict(const run_summary& run, const std::vector<finding>& fin
     }
   }
   const audit_index audit(findings);
+  const library_names names = cpu_library_names(run);
   for (const operation* op : ops::solve_family)  // the drivers: what a user calls to solve
     if (op->is_driver())
       for (const char precision : {'d', 's', 'z', 'c'}) {
-        if (auto e = solve_entry(*op, precision, rows, audit)) v.solves.push_back(std::move(*e));
-        if (auto c = cpu_library_entry(*op, precision, rows, audit)) v.cpu_libraries.push_back(std::move(*c));
+        if (auto e = solve_entry(*op, precision, rows, audit, names)) v.solves.push_back(std::move(*e));
+        if (auto c = cpu_library_entry(*op, precision, rows, audit, names)) v.cpu_libraries.push_back(std::move(*c));
       }
   v.mixed_map = mixed_map(run);
   v.fp64_fp32 = fp64_entry(rows, v.mixed_map, audit);

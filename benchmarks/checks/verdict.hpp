@@ -55,9 +55,11 @@ struct cpu_best_point {
   double ms = 0;
   std::string path;     // the backend of the CPU row used: "CPU" (the halves), "CPU-driver" (the one-call driver) ...
   std::string library;  // its id's library: which CPU library won at this n
+  std::string library_name;  // that library as a user knows it: "OpenBLAS 0.3.21 (linked)" (cpu_library_names)
   std::string row;
-  // The fastest row of another library at this n, where the run timed several.
-  std::optional<std::string> runner_up_library, runner_up_row;
+  // The runner-up, where the run timed several libraries: the fastest row of another library
+  // at this n (the second best library, not any other).
+  std::optional<std::string> runner_up_library, runner_up_name, runner_up_row;
   std::optional<double> runner_up_ms;
   std::optional<double> noise_pct;  // of runner_up_ms / ms: the two rows' noise combined
 };
@@ -67,8 +69,9 @@ struct cpu_best_point {
 struct cpu_library_verdict {
   std::string op;  // dgesv, dposv, ...
   long long nrhs = 0;
-  std::vector<std::string> libraries;  // those whose rows ran, in the run's order
-  std::vector<cpu_best_point> points;  // by n
+  std::vector<std::string> libraries;      // those whose rows ran, in the run's order: their ids' labels
+  std::vector<std::string> library_names;  // the same as a user knows them ("OpenBLAS 0.3.21 (linked)")
+  std::vector<cpu_best_point> points;      // by n
   std::vector<verdict_caveat> caveats;
 };
 
@@ -82,7 +85,8 @@ struct gpu_form {
 struct largest_n_result {
   long long n = 0;
   double cpu_ms = 0;
-  std::string cpu_path, cpu_library;
+  std::string cpu_path;
+  std::string cpu_library, cpu_library_name;  // where the run timed several libraries: the winner's label and name
   double gpu_ms = 0, speedup = 0;
   std::optional<double> noise_pct;
 };
@@ -105,7 +109,7 @@ struct solve_verdict {
   std::vector<gpu_form> others;
   std::optional<largest_n_result> largest;
   std::optional<energy_result> energy;
-  std::vector<std::string> energy_missing;  // "CPU", "GPU": sides without J/solve at the largest n
+  std::vector<row_device> energy_missing;  // the sides without J/solve at the largest n (JSON: "CPU", "GPU")
   std::vector<verdict_caveat> caveats;
 };
 

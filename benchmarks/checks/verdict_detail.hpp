@@ -94,15 +94,22 @@ class audit_index {
   const std::vector<finding>& findings_;
 };
 
+// The CPU libraries of a run as a user knows them, by their ids' library label: the vendor and
+// version their rows' facts give (the run's context where a row has none) and which of the run's
+// libraries it is (cpu_library: linked, blis, ...): "OpenBLAS 0.3.21 (linked)"; the label where
+// no vendor is known.
+using library_names = std::map<std::string, std::string>;
+library_names cpu_library_names(const run_summary& run);
+
 // The fastest CPU row at each n of (op, precision, nrhs), across paths and libraries, and the
-// fastest row of another library beside it. `rows` are plain solves of the CPU's side.
+// runner-up: the fastest row of another library. `rows` are plain solves of the CPU's side.
 std::map<long long, std::pair<const row_record*, cpu_best_point>> cpu_best_at(
-    const std::vector<const row_record*>& rows, long long nrhs);
+    const std::vector<const row_record*>& rows, long long nrhs, const library_names& names);
 // The libraries of the CPU rows, in the run's order.
 std::vector<std::string> libraries_of(const std::vector<const row_record*>& rows);
 // Which CPU library solves (op, precision) fastest, where the run timed several.
 std::optional<cpu_library_verdict> cpu_library_entry(const operation& operation, char precision,
                                                      const std::vector<const row_record*>& rows,
-                                                     const audit_index& audit);
+                                                     const audit_index& audit, const library_names& names);
 
 }  // namespace solvebench::bench::verdict_detail

@@ -55,7 +55,7 @@ std::optional<std::string> machine_value(const run_verdict& v, const std::string
 // Energy per solve: a line per entry where both sides measured it; where a side did not, one
 // line for the run, with the reason the run recorded (RAPL's, in the context), naming the entries.
 void energy_lines(std::vector<std::string>& lines, const run_verdict& v) {
-  std::map<std::vector<std::string>, std::vector<const solve_verdict*>> missing;  // sides -> entries
+  std::map<std::vector<row_device>, std::vector<const solve_verdict*>> missing;  // sides -> entries
   for (const auto& e : v.solves) {
     if (e.energy) {
       const double ratio = e.energy->ratio;
@@ -70,10 +70,9 @@ void energy_lines(std::vector<std::string>& lines, const run_verdict& v) {
   const auto cpu_reason = machine_value(v, "cpu_energy");
   for (const auto& [sides, entries] : missing) {
     std::vector<std::string> why;
-    for (const auto& side : sides) {
-      const bool rapl =
-          side == device_name(row_device::cpu) && cpu_reason && cpu_reason->rfind("RAPL not readable", 0) == 0;
-      why.push_back((sides.size() > 1 ? side + ": " : std::string()) +
+    for (const auto side : sides) {
+      const bool rapl = side == row_device::cpu && cpu_reason && cpu_reason->rfind("RAPL not readable", 0) == 0;
+      why.push_back((sides.size() > 1 ? std::string(device_name(side)) + ": " : std::string()) +
                     (rapl ? *cpu_reason : "no J/solve counter on its rows"));
     }
     std::vector<std::string> ops;
@@ -82,14 +81,16 @@ void energy_lines(std::vector<std::string>& lines, const run_verdict& v) {
     for (const auto* e : entries) ns.insert(e->largest->n);
     std::string where = join(ops, ", ");
     if (ns.size() == 1) where += " at n = " + std::to_string(*ns.begin());
-    lines.push_back("Energy per solve not measured on " +
-                    (sides.size() > 1 ? std::string("either side") : "the " + sides.front() + " side") + " (" +
-                    join(why, "; ") + "): " + where + ".");
+    lines.push_back(
+        "Energy per solve not measured on " +
+        (sides.size() > 1 ? std::string("either side") : "the " + std::string(device_name(sides.front())) + " side") +
+        " (" + join(why, "; ") + "): " + where + ".");
   }
 }
 
-// "dgesv (nrhs 1) on the CPU, libraries openblas, blis: blis fastest at n = 256, 512 (at n = 512
-// 12.1 ms, 1.25× faster than openblas's 15.1 ms ±3%); openblas at n = 64."
+// "dgesv (nrhs 1) on the CPU, libraries OpenBLAS 0.3.21 (linked), BLIS 0.9.0 (blis): BLIS 0.9.0
+// (blis) is fastest at n = 256, 512 (at n = 512 CPU[blis]/... 12.1 ms, 1.25× faster than the
+// runner-up OpenBLAS 0.3.21 (linked)'s 15.1 ms ±3%); OpenBLAS 0.3.21 (linked) at n = 64 (...)."
 std::string cpu_library_line(const cpu_library_verdict& c) {
   std::vector<std::string> order;  // winners in the order they first win
   std::map<std::string, std::vector<long long>> wins;
@@ -103,11 +104,12 @@ std::string cpu_library_line(const cpu_library_verdict& c) {
   for (const auto& library : order) {
     const cpu_best_point& p = *largest[library];
     const std::string pm = p.noise_pct ? " ±" + sig3(*p.noise_pct) + "%" : "";
-    parts.push_back(library + (parts.empty() ? " is fastest" : "") + " at n = " + join_n(wins[library]) + " (at n = " +
-                    std::to_string(p.n) + " " + p.row + " " + sig3(p.ms) + " ms, " + times(*p.runner_up_ms / p.ms) +
-                    " faster than " + *p.runner_up_library + "'s " + sig3(*p.runner_up_ms) + " ms" + pm + ")");
+    parts.push_back(p.library_name + (parts.empty() ? " is fastest" : "") + " at n = " + join_n(wins[library]) +
+                    " (at n = " + std::to_string(p.n) + " " + p.row + " " + sig3(p.ms) + " ms, " +
+                    times(*p.runner_up_ms / p.ms) + " faster than the runner-up " + *p.runner_up_name + "'s " +
+                    sig3(*p.runner_up_ms) + " ms" + pm + ")");
   }
-  return format("%s (nrhs %lld) on the CPU, libraries ", c.op.c_str(), c.nrhs) + join(c.libraries, ", ") + ": " +
+  return format("%s (nrhs %lld) on the CPU, libraries ", c.op.c_str(), c.nrhs) + join(c.library_names, ", ") + ": " +
          join(parts, "; ") + "." + citations(c.caveats);
 }
 
@@ -138,7 +140,8 @@ std::vector<std::string> verdict_lines(const run_verdict& v) {
     std::string text = format("%s (nrhs %lld): ", e.op.c_str(), e.nrhs) + join(phrases, "; ") + ".";
     if (e.largest) {
       const auto& big = *e.largest;
-      const std::string cpu_row = big.cpu_library.empty() ? big.cpu_path : big.cpu_path + ", " + big.cpu_library;
+      const std::string cpu_row =
+          big.cpu_library_name.empty() ? big.cpu_path : big.cpu_path + ", " + big.cpu_library_name;
       text += format(" At n = %lld: GPU %s ms, CPU %s ms (%s): ", big.n, sig3(big.gpu_ms).c_str(),
                      sig3(big.cpu_ms).c_str(), cpu_row.c_str()) +
               who_wins(big.speedup, big.noise_pct) + ".";

@@ -1,5 +1,5 @@
 // Facts about the machine that decide whether a CPU number is fair, read once at start and put
-// in the run's JSON context, where the audit (core/audit.hpp) reads them back.
+// in the run's JSON context, where the audit (checks/audit.hpp) reads them back.
 #pragma once
 
 #include <string>

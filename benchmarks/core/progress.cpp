@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <iostream>
 
 #include "checks/load.hpp"
@@ -15,7 +16,7 @@ namespace solvebench::bench {
 namespace {
 
 std::string clock_text(double seconds) {
-  const long s = static_cast<long>(seconds + 0.5);
+  const long s = std::lround(seconds);  // seconds >= 0: half up
   char buf[32];
   if (s >= 3600) std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
   else std::snprintf(buf, sizeof buf, "%ld:%02ld", s / 60, s % 60);

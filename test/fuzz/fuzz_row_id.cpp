@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "checks/row_id.hpp"
+#include "legacy/row_names.hpp"
 
 namespace {
 

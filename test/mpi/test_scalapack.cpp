@@ -345,7 +345,7 @@ TEST(ScalapackCollectives, RuntimeInfoNamesTheLibraries) {
   EXPECT_FALSE(info.mpi_library.empty());
   EXPECT_NE(info.scalapack_library.find("scalapack"), std::string::npos) << info.scalapack_library;
   EXPECT_FALSE(info.blas_library.empty());
-  EXPECT_NE(info.hosts.find(":"), std::string::npos) << info.hosts;
+  EXPECT_NE(info.hosts.find(':'), std::string::npos) << info.hosts;
 }
 
 int main(int argc, char** argv) {

@@ -13,6 +13,7 @@
 #include "solvebench/generate.hpp"
 #include "solvebench/gpu_peak.hpp"
 #include "solvebench/host_device.hpp"
+#include "solvebench/known_causes.hpp"
 #include "solvebench/known_solution.hpp"
 #include "solvebench/lapack.hpp"
 #include "solvebench/lapack_batched.hpp"
