@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   bench::mixed_options mixed;
   bench::batched_options batched;
   bench::mgpu_options mgpu;
+  bench::ceilings_options ceilings;
   bench::cpu_library::options libraries;
   bench::cpu_library::registration library_rows;
   bench::gpu::registration gpu_rows;
@@ -39,15 +40,15 @@ int main(int argc, char** argv) {
                                         bench::join(gpu.extra_sizes) +
                                         "; batched rows: --batch_n, mixed-precision rows: their own defaults"),
         bench::cpu_library::flags(libraries), bench::gpu_flags(gpu), bench::mixed_flags(mixed),
-        bench::batched_flags(batched), bench::mgpu_flags(mgpu)})
+        bench::batched_flags(batched), bench::mgpu_flags(mgpu), bench::ceilings_flags(ceilings)})
     p.flags.insert(p.flags.end(), group.begin(), group.end());
   // Called again by a size scan for each pass's sizes (core/scan.hpp): the notes are said once.
   bool registered_once = false;
   p.register_rows = [&](bench::session& run) {
-    bench::cpu::register_rows(run, common, mixed, batched);
+    bench::cpu::register_rows(run, common, mixed, batched, ceilings);
     library_rows = bench::cpu_library::register_rows(run, common, libraries);
     for (const auto& note : library_rows.notes) std::cerr << "solve_bench: " << note << "\n";
-    gpu_rows = bench::gpu::register_rows(run, common, gpu, mixed, batched);
+    gpu_rows = bench::gpu::register_rows(run, common, gpu, mixed, batched, ceilings);
     mgpu_rows = bench::mgpu::register_rows(run, common, mgpu);
     if (std::exchange(registered_once, true)) return;
     if (!gpu_rows.registered) std::cerr << "solve_bench: GPU rows not registered: " << gpu_rows.reason << "\n";

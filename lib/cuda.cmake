@@ -6,6 +6,7 @@ target_sources(solvebench PRIVATE
   src/cuda/device_code.cpp
   src/cuda/cusolver.cpp
   src/cuda/cusolver_batched.cpp
+  src/cuda/cusolver_probes.cpp
   src/cuda/cusolver_mg.cpp
   src/cuda/cusolver_mg_context.cpp
   src/cuda/iterative_refinement.cpp

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "checks/audit_rules.hpp"
+#include "checks/ceilings.hpp"
 #include "checks/operation.hpp"
 #include "checks/text.hpp"
 #include "checks/thresholds.hpp"
@@ -238,6 +239,43 @@ std::optional<std::string> noisy_row(const rule_input& in, std::vector<finding>&
   return std::nullopt;
 }
 
+// A row faster than the bound its own run's probes give (ceilings.cpp): the bound leaves out
+// something the library does (overlap of panel and update, a different blocking) or a probe is
+// slow, so the bound is wrong, not the row.
+std::optional<std::string> bound_beaten(const rule_input& in, std::vector<finding>& out) {
+  const ceilings_report report = ceilings_of(in.run);
+  if (!report.probes) return std::nullopt;  // the verdict says how to get a bound
+  for (const auto& c : report.rows) {
+    if (!c.headroom) continue;
+    const row_record* r = in.find([&](const row_id& id) { return id == c.id; });
+    if (!r) continue;
+    const double noise = (rerun_noise_pct(*r) + c.bound_noise_pct) / 100;
+    if (!(*c.headroom * limits::bound_tolerance * (1 + noise) < 1)) continue;
+    std::vector<row_id> ids{c.id};
+    std::string loaded = load_met(*r);
+    for (const auto& name : c.probe_rows)
+      if (const row_record* p = in.run.find(name)) {
+        ids.push_back(p->id);
+        if (loaded.empty() && !load_met(*p).empty()) loaded = p->name + ": " + load_met(*p);
+      }
+    const std::string what = c.row + " takes " + sig3(c.ms) + " ms, " + times(*c.headroom) + " its bound of " +
+                             sig3(c.bound->total_ms()) + " ms (updates " + sig3(c.bound->update_ms) + " ms, panels " +
+                             sig3(c.bound->panel_ms) + " ms, transfers " + sig3(c.bound->transfer_ms) +
+                             " ms at nb = " + std::to_string(c.nb) + ")";
+    if (!loaded.empty()) {
+      out.push_back({"bound_beaten", severity_note, ids,
+                     what + ". Not judged: other work loaded the host (" + loaded + "); rerun on a quiet machine."});
+      continue;
+    }
+    out.push_back({"bound_beaten", severity_warning, ids,
+                   what + ", beyond " + percent(1 - 1 / limits::bound_tolerance) +
+                       " and the noise of the row and its probes (" + sig3(100 * noise) +
+                       "%): the bound is wrong for this library (it overlaps the panels with the updates, or "
+                       "blocks otherwise), or a probe ran slow."});
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::string short_of_threads(const rule_input& in, const row_record& r) {
@@ -256,6 +294,7 @@ const std::vector<rule>& row_rules() {
       {"transfer_faster_than_bus", transfer_faster_than_bus},
       {"transfer_faster_than_resident", transfer_faster_than_resident},
       {"noisy_row", noisy_row},
+      {"bound_beaten", bound_beaten},
   };
   return rules;
 }

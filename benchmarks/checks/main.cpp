@@ -254,6 +254,12 @@ int checks_main(int argc, char** argv) {
                       {"error", r.error},
                       {"skipped", r.skipped},
                       {"counters", counters}});
+      // The checks' per-row figures (ceilings.hpp): how close the row runs to its machine.
+      if (const auto* c = verdict.ceilings.find(r.name)) {
+        const auto j = bench::ceiling_json(*c);
+        for (const char* key : {"pct_of_peak", "pct_of_gemm", "headroom"}) rows.back()[key] = j[key];
+        rows.back()["bound_term"] = c->bound ? nlohmann::ordered_json(c->bound->dominant()) : nullptr;
+      }
     }
     try {
       bench::write_file_atomically(rows_json, bench::json_text(nlohmann::ordered_json{{"rows", rows}}, 1) + "\n");

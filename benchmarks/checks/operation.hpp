@@ -26,6 +26,9 @@ struct operation {
   // the same backend time apart; none for the others.
   const operation* factor_half = nullptr;
   const operation* solve_half = nullptr;
+  // A piece of a blocked factorization timed apart, for the bound (docs/ceilings.md): a row of
+  // path probe with axis nb; its counts take (m, nb).
+  bool probe = false;
 
   // getrs/potrs: the factors are made once at set-up, the timed region only solves.
   bool reuses_factors() const { return solves && !factors; }
@@ -68,11 +71,51 @@ inline constexpr operation gesv_batched{
 inline constexpr operation posv_batched{
     "posv", factorization::cholesky, true, true, false, true, [](double n, double) { return posv_counts(n, 1); }};
 
+// The pieces of blocked LU and Cholesky at block size nb, timed apart (rows of path probe, axis
+// nb, registered only with --ceilings=on): the trailing update C -= A B at m x nb x m, the LU
+// of an m x nb panel, the triangular solve of width nb against m columns (U12 = L11^-1 A12),
+// and the Cholesky of one nb x nb diagonal block (its row's n is nb).
+inline constexpr operation gemm_update{"gemm_update",
+                                       factorization::lu,
+                                       false,
+                                       false,
+                                       false,
+                                       false,
+                                       [](double m, double nb) { return gemm_counts(m, m, nb); },
+                                       nullptr,
+                                       nullptr,
+                                       true};
+inline constexpr operation getrf_panel{"getrf_panel",
+                                       factorization::lu,
+                                       false,
+                                       false,
+                                       false,
+                                       false,
+                                       [](double m, double nb) { return getrf_counts(m, nb); },
+                                       nullptr,
+                                       nullptr,
+                                       true};
+inline constexpr operation trsm_panel{
+    "trsm_panel", factorization::lu, false, false, false, false, [](double m, double nb) { return trsm_counts(nb, m); },
+    nullptr,      nullptr,           true};
+inline constexpr operation potrf_block{"potrf_block",
+                                       factorization::cholesky,
+                                       false,
+                                       false,
+                                       false,
+                                       false,
+                                       [](double nb, double) { return potrf_counts(nb); },
+                                       nullptr,
+                                       nullptr,
+                                       true};
+inline constexpr const operation* probes[] = {&gemm_update, &getrf_panel, &trsm_panel, &potrf_block};
+
 // The dense solve family, in the order its rows are registered.
 inline constexpr const operation* solve_family[] = {&gesv, &posv, &getrf, &getrs, &potrf, &potrs, &gemm};
 // Every operation a row may time, batched ones included.
-inline constexpr const operation* all[] = {&gesv,  &posv, &getrf,        &getrs,       &potrf,
-                                           &potrs, &gemm, &gesv_batched, &posv_batched};
+inline constexpr const operation* all[] = {&gesv,        &posv,       &getrf,        &getrs,        &potrf,
+                                           &potrs,       &gemm,       &gesv_batched, &posv_batched, &gemm_update,
+                                           &getrf_panel, &trsm_panel, &potrf_block};
 }  // namespace ops
 
 // The operation a row's id names (its op and whether its path is batched); none for a name no

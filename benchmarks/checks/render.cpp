@@ -137,9 +137,9 @@ json operations_json() {
   json out = json::object();
   for (const operation* op : ops::all) {
     const std::string key = std::string(op->name) + (op->batched ? "_batched" : "");
-    json o = {{"op", op->name},         {"batched", op->batched},       {"factors", op->factors},
-              {"solves", op->solves},   {"multiplies", op->multiplies}, {"has_rhs", op->has_rhs()},
-              {"halves", json::array()}};
+    json o = {{"op", op->name},       {"batched", op->batched},       {"factors", op->factors},
+              {"solves", op->solves}, {"multiplies", op->multiplies}, {"has_rhs", op->has_rhs()},
+              {"probe", op->probe},   {"halves", json::array()}};
     if (op->is_driver()) o["halves"] = {op->factor_half->name, op->solve_half->name};
     out[key] = o;
   }
@@ -192,6 +192,30 @@ json cpu_best_json(const cpu_best_point& p) {
 }
 
 }  // namespace
+
+json ceiling_json(const row_ceiling& c) {
+  json j = {{"row", c.row},
+            {"id", to_json(c.id)},
+            {"ms", number(c.ms)},
+            {"GFLOPs", number(c.gflops)},
+            {"peak_GFLOPs", number(c.peak_gflops)},
+            {"pct_of_peak", number(c.pct_of_peak)},
+            {"gemm_row", c.gemm_row.empty() ? json(nullptr) : json(c.gemm_row)},
+            {"pct_of_gemm", number(c.pct_of_gemm)},
+            {"headroom", number(c.headroom)},
+            {"bound", nullptr}};
+  if (c.bound)
+    j["bound"] = {{"ms", number(c.bound->total_ms())},
+                  {"update_ms", number(c.bound->update_ms)},
+                  {"panel_ms", number(c.bound->panel_ms)},
+                  {"transfer_ms", number(c.bound->transfer_ms)},
+                  {"dominant", c.bound->dominant()},
+                  {"nb", c.nb},
+                  {"probe_rows", c.probe_rows},
+                  {"noise_pct", number(c.bound_noise_pct)}};
+  else if (!c.no_bound.empty()) j["no_bound"] = c.no_bound;
+  return j;
+}
 
 json verdict_json(const run_verdict& v) {
   json machine = json::object();
@@ -313,6 +337,8 @@ json verdict_json(const run_verdict& v) {
                        {"best", point_json(b.best)},
                        {"worst", point_json(b.worst)},
                        {"caveats", caveats_json(b.caveats)}});
+  json ceilings = json::array();
+  for (const auto& c : v.ceilings.rows) ceilings.push_back(ceiling_json(c));
   return {{"machine", machine},
           {"has_gpu_rows", v.has_gpu_rows},
           {"rows_passed", v.rows_passed},
@@ -323,6 +349,7 @@ json verdict_json(const run_verdict& v) {
           {"mixed", mixed},
           {"mixed_map", map},
           {"batched", batched},
+          {"ceilings", {{"probes", v.ceilings.probes}, {"rows", ceilings}}},
           {"caveats", caveats_json(v.caveats)},
           {"lines", v.lines},
           {"thresholds", thresholds_json()},

@@ -26,10 +26,13 @@ std::string cause_once(const finding& f, std::size_t index, std::map<std::string
 // "severity", "rows": [names], "ids": [id objects], "message"}], "thresholds": {...}}
 nlohmann::ordered_json audit_json(const audit_report& report);
 nlohmann::ordered_json verdict_json(const run_verdict& v);
+// One row of the verdict's "ceilings": pct_of_peak, pct_of_gemm, headroom and the bound's terms.
+nlohmann::ordered_json ceiling_json(const row_ceiling& c);
 // The limits the checks judged by (thresholds.hpp), for the tools to print beside their tables.
 nlohmann::ordered_json thresholds_json();
 // The operations rows time (operation.hpp), by the id's op (batched ones "gesv_batched"): what
-// each factors, solves or multiplies, whether it has right-hand sides, a driver's two halves.
+// each factors, solves or multiplies, whether it has right-hand sides, a driver's two halves,
+// whether it is a probe of the bound (ceilings.hpp: rows only --ceilings=on registers).
 // In the sidecars beside "thresholds", so that the tools read the one table.
 nlohmann::ordered_json operations_json();
 

@@ -18,7 +18,7 @@ const char* const id_fields[] = {"backend", "role",      "device", "placement", 
 const char* const role_texts[] = {"reference", "candidate", "spread"};
 const char* const device_texts[] = {"cpu", "gpu"};
 const char* const placement_texts[] = {"resident", "pinned", "pageable"};
-const char* const path_texts[] = {"halves", "driver", "call", "batched", "loop"};
+const char* const path_texts[] = {"halves", "driver", "call", "batched", "loop", "probe"};
 
 template <std::size_t size>
 bool one_of(const std::string& s, const char* const (&list)[size]) {

@@ -31,9 +31,10 @@ enum class row_path {
   driver,
   call,
   batched,
-  loop
+  loop,
+  probe
 };  // factor + solve calls, one library call, a GEMM,
-    // many systems in one call, or one call each
+    // many systems in one call, or one call each; a piece of a blocked factorization (ops::probes)
 
 // Their text in the id's JSON: "reference", "gpu", "pinned", "halves".
 const char* text_of(row_role v);

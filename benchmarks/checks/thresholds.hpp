@@ -58,6 +58,12 @@ inline constexpr double load_avg_per_core = 0.5;
 // sizes a bisection has brought together; OpenBLAS 0.3.26's dgesv moves 7.7x from n = 9999 to 10000.
 inline constexpr double cliff_factor = 1.5;
 
+// A solve or factorization may run this much faster than the bound its probes give (ceilings.cpp)
+// before the bound_beaten rule names it, beyond the noise of the row and of its probes: the
+// probes' rates are interpolated between the sizes they ran at, and LAWN 41's counts are not
+// the libraries' exact operations.
+inline constexpr double bound_tolerance = 1.10;
+
 // The regression gate (compare.cpp). A row's change between two runs is judged against the
 // interval of that change at gate_confidence, from the variance between runs (rounds,
 // processes, back-to-back pairs, the tracker's history): slower or faster beyond the larger of
@@ -123,6 +129,7 @@ inline constexpr named_limit all[] = {
     {"steal_pct", steal_pct},
     {"load_avg_per_core", load_avg_per_core},
     {"cliff_factor", cliff_factor},
+    {"bound_tolerance", bound_tolerance},
     {"gate_floor_pct", gate_floor_pct},
     {"gate_confidence", gate_confidence},
     {"min_processes", min_processes},

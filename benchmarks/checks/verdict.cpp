@@ -428,6 +428,7 @@ run_verdict make_verdict(const run_summary& run, const std::vector<finding>& fin
   v.fp64_fp32 = fp64_entry(rows, v.mixed_map, audit);
   v.mixed = mixed_entries(v.mixed_map, audit);
   v.batched = batched_entries(rows, audit);
+  v.ceilings = ceilings_of(run);
   v.caveats = audit.run_wide();
   v.cited = audit.cited(v);
   v.lines = verdict_lines(v);

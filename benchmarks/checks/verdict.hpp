@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "checks/audit.hpp"
+#include "checks/ceilings.hpp"
 #include "checks/record.hpp"
 
 namespace solvebench::bench {
@@ -183,6 +184,7 @@ struct run_verdict {
   std::vector<mixed_verdict> mixed;
   std::vector<mixed_cell> mixed_map;
   std::vector<batched_verdict> batched;
+  ceilings_report ceilings;             // each solve against its machine (ceilings.hpp)
   std::vector<verdict_caveat> caveats;  // warnings and timing bugs without rows: they concern the whole run
   std::vector<cited_finding> cited;     // every finding cited above, in the audit's order (each once)
   std::vector<std::string> lines;       // the verdict in sentences

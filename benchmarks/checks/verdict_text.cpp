@@ -149,6 +149,7 @@ std::vector<std::string> verdict_lines(const run_verdict& v) {
     lines.push_back(text + citations(e.caveats));
   }
   for (const auto& c : v.cpu_libraries) lines.push_back(cpu_library_line(c));
+  for (auto& line : ceiling_lines(v.ceilings)) lines.push_back(std::move(line));
   energy_lines(lines, v);
   if (v.fp64_fp32) {
     const auto& f = *v.fp64_fp32;

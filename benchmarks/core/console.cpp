@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "checks/ceilings.hpp"
 #include "checks/load.hpp"
 #include "checks/output.hpp"
 #include "checks/text.hpp"
@@ -92,7 +93,7 @@ std::string what_the_interval_is(const display_options& o) {
   return wrap(text, console_width, "") + "\n";
 }
 
-std::string row_line(const row_record& r, const display_options& o) {
+std::string row_line(const row_record& r, const row_ceiling* ceiling, const display_options& o) {
   const std::string shown = r.name.size() > o.name_width ? r.name : pad(r.name, o.name_width);
   const std::size_t limit = console_width + shown.size() - o.name_width;
   if (!r.error.empty()) {
@@ -113,6 +114,15 @@ std::string row_line(const row_record& r, const display_options& o) {
   if (const auto it = r.counters.find("samples"); it != r.counters.end())
     for (double c : it->second) calls += c;
   std::vector<std::string> notes = notes_of(e);
+  // How close to the machine (checks/ceilings.hpp): the share of peak, and the bound where probes ran.
+  if (ceiling && ceiling->pct_of_peak) {
+    if (!notes.empty()) notes.back() += ",";
+    notes.push_back(percent(*ceiling->pct_of_peak / 100) + " of peak");
+    if (ceiling->headroom) {
+      notes.back() += ",";
+      notes.push_back(times(*ceiling->headroom) + " bound (" + ceiling->bound->dominant() + ")");
+    }
+  }
   const int rounds = static_cast<int>(r.times_ms.size());
   if (rounds < o.rounds * o.processes || !noise) {
     if (!notes.empty()) notes.back() += ",";
@@ -141,7 +151,8 @@ std::string render_table(const run_summary& run, const display_options& o) {
   std::string out = what_the_interval_is(o);
   out += pad("row", o.name_width) + " " + right("time", 9) + " " + right("±re-run", 8) + " " + right("calls", 6) + " " +
          right("GFLOP/s", 9) + " " + right("resid", 8) + "  notes\n" + std::string(console_width, '-') + "\n";
-  for (const auto& r : run.rows) out += row_line(r, o) + "\n";
+  const ceilings_report ceilings = ceilings_of(run);
+  for (const auto& r : run.rows) out += row_line(r, ceilings.find(r.name), o) + "\n";
   return out;
 }
 

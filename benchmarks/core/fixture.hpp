@@ -31,6 +31,7 @@ enum class timed {
   halves,    // factor() and/or solve(): the operation's own steps (gesv = both; getrf, getrs one each)
   driver,    // factor_and_solve(): the library's one-call driver
   multiply,  // multiply(): C = A B
+  probe,     // probe(): one piece of a blocked factorization (ops::probes), its inputs restored before each call
 };
 
 namespace contract {
@@ -42,7 +43,7 @@ namespace contract {
 //   double residual();                  the HPL scaled residual of the last answer (GEMM: its Freivalds check)
 //   void add_counters(benchmark::State&) const;   n, nrhs and whatever the backend measures beside the time
 // and what its timed region calls: factor() and solve() (timed::halves), factor_and_solve()
-// (timed::driver) or multiply() (timed::multiply).
+// (timed::driver), multiply() (timed::multiply) or probe() (timed::probe).
 #define SB_ADAPTER_HAS(trait, expr)  \
   template <class A, class = void>   \
   struct trait : std::false_type {}; \
@@ -58,6 +59,7 @@ SB_ADAPTER_HAS(has_factor, std::declval<A&>().factor())
 SB_ADAPTER_HAS(has_solve, std::declval<A&>().solve())
 SB_ADAPTER_HAS(has_driver, std::declval<A&>().factor_and_solve())
 SB_ADAPTER_HAS(has_multiply, std::declval<A&>().multiply())
+SB_ADAPTER_HAS(has_probe, std::declval<A&>().probe())
 #undef SB_ADAPTER_HAS
 
 template <class A, timed Kind>
@@ -74,6 +76,7 @@ constexpr bool check() {
                 "adapter contract: timed::driver needs factor_and_solve()");
   static_assert(Kind != timed::multiply || has_multiply<A>::value,
                 "adapter contract: timed::multiply needs multiply()");
+  static_assert(Kind != timed::probe || has_probe<A>::value, "adapter contract: timed::probe needs probe()");
   return true;
 }
 }  // namespace contract
@@ -96,9 +99,11 @@ class solve_fixture final : public row_fixture {
 
   double run_once() override {
     const operation& op = *p_.op;
-    a_.restore(op.factors, op.solves);
+    a_.restore(op.factors || Kind == timed::probe, op.solves);
     a_.start();
-    if constexpr (Kind == timed::multiply) {
+    if constexpr (Kind == timed::probe) {
+      a_.probe();
+    } else if constexpr (Kind == timed::multiply) {
       a_.multiply();
     } else if constexpr (Kind == timed::driver) {
       a_.factor_and_solve();

@@ -301,6 +301,20 @@ std::vector<flag> mgpu_flags(mgpu_options& o) {
   };
 }
 
+std::vector<flag> ceilings_flags(ceilings_options& o) {
+  return {
+      {"--ceilings", "on|off", "SOLVE_BENCH_CEILINGS",
+       "on: also time the pieces of blocked LU and Cholesky (GEMM at m x nb x m, the m x nb panel, the "
+       "triangular solve of width nb, the nb x nb Cholesky block) at each device's dense sizes, so that every "
+       "factorization row gets its bound and headroom (docs/ceilings.md)",
+       [&o](const std::string& w, const std::string& v) {
+         if (v != "on" && v != "off") throw usage_error(w + ": '" + v + "' is not on or off");
+         o.probes = v == "on";
+       },
+       [&o] { return std::string(o.probes ? "on" : "off") + ", nb " + std::to_string(o.nb); }()},
+  };
+}
+
 namespace {
 
 // Every SOLVE_BENCH_* variable a program of the suite reads: each binary's flags (the groups here
@@ -330,8 +344,9 @@ bool suite_variable(const std::string& name) {
   mixed_options mixed;
   batched_options batched;
   mgpu_options mgpu;
-  for (const auto& group :
-       {common_flags(common, ""), gpu_flags(gpu), mixed_flags(mixed), batched_flags(batched), mgpu_flags(mgpu)})
+  ceilings_options ceilings;
+  for (const auto& group : {common_flags(common, ""), gpu_flags(gpu), mixed_flags(mixed), batched_flags(batched),
+                            mgpu_flags(mgpu), ceilings_flags(ceilings)})
     for (const auto& f : group)
       if (name == f.env) return true;
   return false;

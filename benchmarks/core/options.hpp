@@ -116,6 +116,17 @@ struct mgpu_options {
 };
 std::vector<flag> mgpu_flags(mgpu_options& o);
 
+// The probes of the bound (docs/ceilings.md): the pieces of blocked LU and Cholesky timed
+// apart at the dense sizes of each device, off by default so that the default sweep stays as it is.
+struct ceilings_options {
+  bool probes = false;
+  // Of the order the libraries block at: OpenBLAS's getrf by its GEMM_Q (a few hundred on AVX2
+  // and AVX-512 kernels), cuSOLVER on panels of a few hundred columns (docs/ceilings.md). The
+  // probe rows carry it (axis nb) and the checks read it from them.
+  std::int64_t nb = 256;
+};
+std::vector<flag> ceilings_flags(ceilings_options& o);
+
 // Applies the SOLVE_BENCH_* variables, then argv's flags (flags win); anything else in argv,
 // and a SOLVE_BENCH_* variable (in `env`, the process's environment) that names no flag of any
 // binary of the suite nor a variable of its tools, is a usage_error.

@@ -44,8 +44,9 @@ double number_of(const json& e, const char* key) {
 // the plan scales these by what the measured rows took). A round times at least min_time, a
 // warm-up call and a few calls, and builds its problem.
 double estimated_round_s(const row_id& id, double min_time) {
-  const double n = static_cast<double>(id.n), k = static_cast<double>(id.nrhs.value_or(1));
   const operation* op = find_operation(id.op, id.batched());
+  const double n = static_cast<double>(id.n);
+  const double k = static_cast<double>(op && op->probe ? id.int_axis("nb").value_or(1) : id.nrhs.value_or(1));
   const double flops = op ? solvebench::flops<double>(op->counts(n, k)) : 2 * n * n * n / 3;
   const double batch = static_cast<double>(id.int_axis("batch").value_or(1));
   const double call = flops * batch / (id.device == row_device::cpu ? 2e10 : 5e12);

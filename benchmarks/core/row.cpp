@@ -16,6 +16,7 @@ conditioned_spec conditioned_matrix(const problem& p) {
 problem make_problem(const row_id& id, const operation& op, std::optional<matrix_kind> requested_kind,
                      std::uint64_t seed) {
   problem p{&op, id, id.n, id.nrhs.value_or(1), id.int_axis("batch").value_or(1), op.default_kind(), seed, id.name()};
+  if (op.probe) p.nrhs = id.int_axis("nb").value_or(1);  // a probe's counts take (m, nb)
   if (const auto kind = id.axis("kind")) p.kind = parse_matrix_kind(*kind);
   else if (requested_kind) p.kind = *requested_kind;
   if (const auto cond = id.axis("cond")) p.cond = parse_condition_number(*cond);

@@ -58,7 +58,7 @@ struct problem {
   const operation* op;
   row_id id;
   std::int64_t n;
-  std::int64_t nrhs;   // 1 for operations without right-hand sides
+  std::int64_t nrhs;   // 1 for operations without right-hand sides; a probe's nb (ops::probes)
   std::int64_t count;  // systems in a batch; 1 otherwise
   matrix_kind kind;
   std::uint64_t seed;

@@ -24,6 +24,7 @@ template <timed Kind, template <class> class Adapter, const operation*... Ops>
 struct bind {
   static_assert(sizeof...(Ops) > 0, "a binding names at least one operation");
   static_assert((((Kind == timed::multiply) == Ops->multiplies) && ...), "timed::multiply binds GEMM and nothing else");
+  static_assert((((Kind == timed::probe) == Ops->probe) && ...), "timed::probe binds the probes (ops::probes) alone");
   static_assert(((Kind != timed::driver || (Ops->factors && Ops->solves)) && ...),
                 "timed::driver binds operations that factor and solve (gesv, posv)");
   static bool handles(const operation& op) { return ((&op == Ops) || ...); }

@@ -6,6 +6,7 @@
 #include "core/batched.hpp"
 #include "core/sweep.hpp"
 #include "cpu/cpu_adapters.hpp"
+#include "cpu/cpu_probes.hpp"
 
 namespace solvebench::bench::cpu {
 
@@ -64,10 +65,40 @@ void add(session& run, const row_id& id, const operation& op, std::optional<matr
       id, [p] { return std::make_unique<solve_fixture<Adapter, Kind>>(p); }, &run.cpu_backend());
 }
 
+// --ceilings=on: the pieces of blocked LU and Cholesky at each dense size, and the nb x nb block once.
+constexpr backend_desc cpu_probe{"CPU",           row_role::reference,
+                                 row_device::cpu, row_placement::resident,
+                                 row_path::probe, "lapack"};
+
+template <class Adapter, class T>
+void add_probe(session& run, const operation& op, std::int64_t n, std::int64_t nb, const char* library,
+               std::uint64_t seed) {
+  row_id id = make_row_id<T>(cpu_probe, op, n);
+  id.library = library;
+  add<Adapter, timed::probe>(run, add_axis(id, "nb", nb), op, std::nullopt, seed);
+}
+
+void register_probes(session& run, const common_options& opt, std::int64_t nb) {
+  if (opt.sizes_max) return;  // the probes follow a list of sizes
+  for_each_precision(
+      opt.precisions,
+      [&](auto precision) {
+        using T = typename decltype(precision)::type;
+        for (const auto n : opt.sizes_or_default()) {
+          if (n < nb) continue;
+          add_probe<update_probe<T>, T>(run, ops::gemm_update, n, nb, "blas", opt.seed);
+          add_probe<panel_probe<T>, T>(run, ops::getrf_panel, n, nb, "lapack", opt.seed);
+          add_probe<trsm_probe<T>, T>(run, ops::trsm_panel, n, nb, "blas", opt.seed);
+        }
+        add_probe<block_probe<T>, T>(run, ops::potrf_block, nb, nb, "lapack", opt.seed);
+      },
+      real_precisions{});  // the bound is for real precisions
+}
+
 }  // namespace
 
-void register_rows(session& run, const common_options& opt, const mixed_options& mixed,
-                   const batched_options& batched) {
+void register_rows(session& run, const common_options& opt, const mixed_options& mixed, const batched_options& batched,
+                   const ceilings_options& ceilings) {
   sweep_space space{opt.precisions, opt.sizes_or_default(), opt.nrhs, opt.kind, opt.seed, nullptr};
   if (opt.sizes_max)
     space.largest = [&](const backend_desc& b, const operation& op, char letter) {
@@ -120,6 +151,7 @@ void register_rows(session& run, const common_options& opt, const mixed_options&
             }
       },
       real_precisions{});  // batched solvers: s and d
+  if (ceilings.probes) register_probes(run, opt, ceilings.nb);
 }
 
 }  // namespace solvebench::bench::cpu

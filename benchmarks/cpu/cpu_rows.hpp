@@ -15,6 +15,7 @@ inline constexpr backend_desc driver_desc{"CPU-driver",     row_role::reference,
                                           row_device::cpu,  row_placement::resident,
                                           row_path::driver, "lapack"};
 
-void register_rows(session& run, const common_options& opt, const mixed_options& mixed, const batched_options& batched);
+void register_rows(session& run, const common_options& opt, const mixed_options& mixed, const batched_options& batched,
+                   const ceilings_options& ceilings);
 
 }  // namespace solvebench::bench::cpu

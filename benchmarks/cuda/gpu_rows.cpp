@@ -7,6 +7,7 @@
 
 #include "core/sweep.hpp"
 #include "cuda/gpu_adapters.hpp"
+#include "cuda/gpu_probes.hpp"
 #include "solvebench/device_code.hpp"
 #include "solvebench/nvml.hpp"
 
@@ -112,13 +113,38 @@ std::optional<std::int64_t> largest_mixed_n(session& run, cuda::context& ctx, co
   return n;
 }
 
+// --ceilings=on: the pieces of blocked LU and Cholesky at each dense size, and the nb x nb block once.
+constexpr backend_desc gpu_probe{"GPU",           row_role::candidate, row_device::gpu, row_placement::resident,
+                                 row_path::probe, "cusolver"};
+
+template <class T>
+void register_probes(session& run, backend& gpu, const std::vector<std::int64_t>& sizes, std::int64_t nb,
+                     cusolver_api api, std::uint64_t seed) {
+  const auto probe_row = [&](const operation& op, std::int64_t n, const char* library) {
+    row_id id = make_row_id<T>(gpu_probe, op, n);
+    id.library = library;
+    return add_axis(id, "nb", nb);
+  };
+  for (const auto n : sizes) {
+    if (n < nb) continue;
+    add<update_probe<T>, timed::probe>(run, gpu, probe_row(ops::gemm_update, n, "cublas"), ops::gemm_update,
+                                       std::nullopt, seed);
+    add<panel_probe<T>, timed::probe>(run, gpu, probe_row(ops::getrf_panel, n, "cusolver"), ops::getrf_panel,
+                                      std::nullopt, seed);
+    add<trsm_probe<T>, timed::probe>(run, gpu, probe_row(ops::trsm_panel, n, "cublas"), ops::trsm_panel, std::nullopt,
+                                     seed);
+  }
+  add<block_probe<T>, timed::probe>(run, gpu, probe_row(ops::potrf_block, nb, "cusolver"), ops::potrf_block,
+                                    std::nullopt, seed, api);
+}
+
 // The naive per-system loop is slow by design: a few sizes are enough to show it.
 bool naive_loop_size(std::int64_t n) { return n == 8 || n == 32 || n == 128; }
 
 }  // namespace
 
 registration register_rows(session& run, const common_options& opt, const gpu_options& gpu, const mixed_options& mixed,
-                           const batched_options& batched) {
+                           const batched_options& batched, const ceilings_options& ceilings) {
   registration out;
   backend* hooks = nullptr;
   std::string why;
@@ -248,6 +274,13 @@ registration register_rows(session& run, const common_options& opt, const gpu_op
                                                     ops::gesv_batched, std::nullopt, opt.seed);
       },
       real_precisions{});  // batched solvers: s and d
+  if (ceilings.probes && !opt.sizes_max)
+    for_each_precision(
+        opt.precisions,
+        [&](auto precision) {
+          register_probes<typename decltype(precision)::type>(run, *hooks, out.sizes, ceilings.nb, gpu.api, opt.seed);
+        },
+        real_precisions{});  // the bound is for real precisions
   out.registered = true;
   return out;
 }

@@ -19,6 +19,6 @@ struct registration {
 // Into `run`, which owns the GPU rows' context (freed by its release(), before the CUDA runtime
 // shuts down) and reports their leaks as its problems.
 registration register_rows(session& run, const common_options& opt, const gpu_options& gpu, const mixed_options& mixed,
-                           const batched_options& batched);
+                           const batched_options& batched, const ceilings_options& ceilings);
 
 }  // namespace solvebench::bench::gpu

@@ -4,7 +4,7 @@
 namespace solvebench::bench::gpu {
 
 registration register_rows(session&, const common_options&, const gpu_options&, const mixed_options&,
-                           const batched_options&) {
+                           const batched_options&, const ceilings_options&) {
   registration out;
   out.reason =
       "this build has no CUDA backend (configured with SOLVE_BENCH_CUDA=OFF, or AUTO found no CUDA toolchain); "

@@ -48,6 +48,16 @@ constexpr flop_counts gesv_counts(double n, double nrhs) { return getrf_counts(n
 constexpr flop_counts posv_counts(double n, double nrhs) { return potrf_counts(n) + potrs_counts(n, nrhs); }
 // C = A B with beta = 0: m n k of each (blaspp's fmuls_gemm, fadds_gemm).
 constexpr flop_counts gemm_counts(double m, double n, double k) { return {m * n * k, m * n * k}; }
+// LAWN 41's getrf of an m x n panel (m >= n): mults m n^2/2 - n^3/6 + m n/2 - n^2/2 + 2n/3,
+// adds m n^2/2 - n^3/6 - m n/2 + n/6.
+constexpr flop_counts getrf_counts(double m, double n) {
+  return {m * n * n / 2 - n * n * n / 6 + m * n / 2 - n * n / 2 + 2 * n / 3,
+          m * n * n / 2 - n * n * n / 6 - m * n / 2 + n / 6};
+}
+// LAWN 41's trsm with an m x m triangle on the left of an m x n B: mults n m (m + 1) / 2, adds n m (m - 1) / 2.
+constexpr flop_counts trsm_counts(double m, double n) { return {n * m * (m + 1) / 2, n * m * (m - 1) / 2}; }
+// syrk, C (n x n, one triangle) += A A^T with A n x k: mults and adds k n (n + 1) / 2 each.
+constexpr flop_counts syrk_counts(double n, double k) { return {k * n * (n + 1) / 2, k * n * (n + 1) / 2}; }
 
 // The real totals (s and d rows). gesv and posv add the halves' totals, as they always did.
 constexpr double getrf_flops(double n) { return flops<double>(getrf_counts(n)); }
