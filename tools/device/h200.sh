@@ -44,6 +44,8 @@
 #   libraries  issue 33: every CPU library the machine has in one run (--cpu_libraries=auto); BLIS
 #              and the reference BLAS + LAPACK come from .carry/debs where the machine lacks them
 #              (unpacked into / where this user may) -> libraries.json
+#   ceilings   issue 34: the fp64 solves, their halves and GEMM with --ceilings=on (the probes) at
+#              the default sizes -> ceilings.json (+ verdict: each solve's headroom and its term)
 #   rowlist    issue 33: the default row list (--benchmark_list_tests) of .carry/old against this
 #              tree -> rowlist-old.txt, rowlist-new.txt, rowlist.diff
 # Example: tools/device/h200.sh build gputests ab
@@ -197,6 +199,10 @@ for mode in "$@"; do
         else say "$file missing, and no $deb or / not writable"; fi
       done
       bench 200 libraries libraries.json --cpu_libraries=auto --sizes=1024,4096 --precisions=d --benchmark_filter='^CPU'
+      ;;
+    ceilings)
+      bench 420 ceilings ceilings.json --ceilings=on --precisions=d \
+        --benchmark_filter='^(CPU|GPU)[^/]*/d(gesv|posv|getrf|potrf|gemm|gemm_update|getrf_panel|trsm_panel|potrf_block)/'
       ;;
     rowlist)
       step 200 old-build sh -c "cmake -S .carry/old -B build/old -G Ninja -DCMAKE_BUILD_TYPE=Release -DSOLVE_BENCH_CUDA=ON \
