@@ -89,8 +89,13 @@ struct memory_printer final : sb::printer {
 
 // Google Benchmark set up as the driver sets it up (one iteration a round, the time manual).
 inline void init_gbench() {
-  std::vector<std::string> flags = {"core_tests"};
-  for (const auto& f : sb::flags_for_gb(SOLVE_BENCH_GBENCH_1_8 != 0)) flags.push_back(f);
+  // Google Benchmark keeps argv[0] for the context's executable: the strings outlive the call
+  // (a local vector's were read after it returned: heap-use-after-free under ASan).
+  static std::vector<std::string> flags = [] {
+    std::vector<std::string> f = {"core_tests"};
+    for (const auto& g : sb::flags_for_gb(SOLVE_BENCH_GBENCH_1_8 != 0)) f.push_back(g);
+    return f;
+  }();
   std::vector<char*> argv;
   for (auto& f : flags) argv.push_back(f.data());
   int argc = static_cast<int>(argv.size());
