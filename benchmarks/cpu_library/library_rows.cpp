@@ -128,11 +128,15 @@ void choose_threads(const lapack::library_files& f) {
 
 }  // namespace
 
+// The flag and its variable, read by flags() and, before the flags are parsed, by the restart.
+constexpr char flag_name[] = "--cpu_libraries", flag_env[] = "SOLVE_BENCH_CPU_LIBRARIES";
+
 void restart_for_namespaces(char** argv) {
   const auto asks = [](const char* v) { return v && *v && std::strcmp(v, "none") != 0; };
-  bool asked = asks(std::getenv("SOLVE_BENCH_CPU_LIBRARIES"));
+  bool asked = asks(std::getenv(flag_env));
+  const std::string given = std::string(flag_name) + "=";
   for (char** a = argv + 1; *a; ++a)
-    if (std::strncmp(*a, "--cpu_libraries=", 16) == 0) asked = asks(*a + 16);  // the last one given wins
+    if (std::strncmp(*a, given.c_str(), given.size()) == 0) asked = asks(*a + given.size());  // the last one wins
   if (!asked || lapack::thread_stacks_uncached()) return;
   const char* had = std::getenv("GLIBC_TUNABLES");
   const std::string tunables = (had && *had ? std::string(had) + ":" : "") + lapack::uncached_thread_stacks;
@@ -141,7 +145,7 @@ void restart_for_namespaces(char** argv) {
 }
 
 std::vector<flag> flags(options& o) {
-  return {{"--cpu_libraries", "LIST", "SOLVE_BENCH_CPU_LIBRARIES",
+  return {{flag_name, "LIST", flag_env,
            "CPU libraries to load beside the linked one, each in a namespace of its own, with rows CPU[name]/... "
            "and CPU-driver[name]/... of the dense solves, their halves and GEMM: none, auto (every one "
            "installed), or names from " +
