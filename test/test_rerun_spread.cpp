@@ -152,3 +152,27 @@ TEST(RowNoise, ARoundsCounterInARowLogIsRead) {
   EXPECT_FALSE(run.rows[0].noise_pct());
   EXPECT_DOUBLE_EQ(*run.rows[0].noise_within_pct(), 0.5);
 }
+
+// What the device adds (issue 30): a row whose rounds happened to agree is held to the spread of
+// the median row on its device; rows on another device are not.
+TEST(RowNoise, ARowIsHeldToTheMedianRowOfItsDevice) {
+  sb::run_summary run;
+  const auto add = [&](const std::string& name, const std::vector<double>& ms) {
+    auto r = rounds_row(ms, {{"round", {0, 1, 2, 3, 4}}});
+    r.id = sb::legacy_row_id(name);
+    r.name = r.id.name();
+    run.rows.push_back(r);
+  };
+  const std::vector<double> spread = {1.0, 1.1, 0.9, 1.05, 0.95}, steady = {1.0, 1.0001, 0.9999, 1.0, 1.0};
+  add("CPU/dgemm/n:64", spread);
+  add("CPU/dgemm/n:128", spread);
+  add("CPU/dgetrf/n:64", steady);
+  add("GPU/dgetrf/n:64", steady);
+  add("GPU/dgemm/n:64", steady);
+  const double alone = *run.rows[2].noise_pct();
+  EXPECT_LT(alone, 0.1);
+  sb::pool_device_noise(run);
+  EXPECT_NEAR(*run.rows[2].noise_pct(), 17.98, 0.05);  // the CPU's median row: the spread one
+  EXPECT_NEAR(*run.rows[0].noise_pct(), 17.98, 0.05);  // its own, which is the median
+  EXPECT_LT(*run.rows[3].noise_pct(), 0.1);            // the GPU's rows are steady
+}

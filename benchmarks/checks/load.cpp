@@ -357,6 +357,7 @@ void load_text(run_summary& run, const std::string& path, const std::string& tex
   }
   if (run.rows.size() == rows_before && !(had_context || !run.context.empty()))
     throw load_error(path + ": no solve_bench rows and no context in it");
+  pool_device_noise(run);
 }
 
 run_summary load_runs(const std::vector<std::string>& paths) {

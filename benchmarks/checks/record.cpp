@@ -106,7 +106,8 @@ double rerun_spread::difference_pct(const rerun_spread& other, double confidence
   return 100.0 * std::expm1(student_t_quantile(0.5 + confidence / 2, welch) * std::sqrt(v));
 }
 
-std::optional<rerun_spread> rerun_spread_of(const std::vector<double>& round_ms, const std::vector<int>& process_of) {
+std::optional<rerun_spread> rerun_spread_of(const std::vector<double>& round_ms, const std::vector<int>& process_of,
+                                            double round_var_floor) {
   std::map<int, std::vector<double>> by_process;
   for (std::size_t i = 0; i < round_ms.size(); ++i) {
     if (!(round_ms[i] > 0) || !std::isfinite(round_ms[i])) return std::nullopt;
@@ -129,9 +130,9 @@ std::optional<rerun_spread> rerun_spread_of(const std::vector<double>& round_ms,
     for (double x : logs) ss_within += (x - mean) * (x - mean);
     df_within += logs.size() - 1;
   }
-  const double within =
-      df_within > 0 ? median_variance_factor(m) * ss_within / static_cast<double>(df_within) / static_cast<double>(m)
-                    : 0;
+  const double round_var = df_within > 0 ? std::max(ss_within / static_cast<double>(df_within), round_var_floor) : 0;
+  const double within = median_variance_factor(m) * round_var / static_cast<double>(m);
+  s.round_var = round_var;
   // Between processes: the variance of their means, for the mean of k of them.
   const std::size_t k = means.size();
   const double between = k >= 2 ? sample_variance(means) / static_cast<double>(k) : 0;
@@ -145,6 +146,19 @@ std::optional<rerun_spread> rerun_spread_of(const std::vector<double>& round_ms,
     return std::nullopt;
   }
   return s;
+}
+
+void pool_device_noise(run_summary& run) {
+  std::map<row_device, std::vector<double>> round_vars;
+  for (const auto& r : run.rows) {
+    if (!r.ok()) continue;
+    if (const auto s = rerun_spread_of(r.times_ms, r.process_of); s && s->round_var > 0)
+      round_vars[r.id.device].push_back(s->round_var);
+  }
+  for (auto& r : run.rows) {
+    const auto it = round_vars.find(r.id.device);
+    r.device_round_var = it == round_vars.end() ? 0 : median(it->second);
+  }
 }
 
 double median(std::vector<double> v) {

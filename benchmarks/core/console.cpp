@@ -88,7 +88,7 @@ std::string what_the_interval_is(const display_options& o) {
                                ? count_of(o.processes, "process") + " of " + count_of(o.rounds, "round") + " each"
                                : count_of(o.rounds, "round") + " in one process";
   std::string text = "time: the median of a row's rounds; ±: a re-run lands within it 19 times in 20, from " + from +
-                     " (a row with fewer says so)";
+                     " (a row with fewer says so), no narrower than its device's median row";
   if (o.processes == 1) text += "; what differs between processes is not in it: --processes=3 measures that";
   return wrap(text, console_width, "") + "\n";
 }
