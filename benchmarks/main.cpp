@@ -1,10 +1,13 @@
 // solve_bench: the CPU rows, and the GPU rows where this build and this machine have a GPU.
 #include <benchmark/benchmark.h>
 
+#include <unistd.h>
+
 #include <iostream>
 #include <utility>
 
 #include "core/driver.hpp"
+#include "core/environment.hpp"
 #include "core/escaped.hpp"
 #include "core/row.hpp"
 #include "core/session.hpp"
@@ -16,7 +19,10 @@
 namespace bench = solvebench::bench;
 
 int main(int argc, char** argv) {
+  // Variables a library reads once, when it loads: set, then this program again with them.
+  const bool quieted = bench::quiet_idle_openmp();
   bench::cpu_library::restart_for_namespaces(argv);
+  if (quieted) execv("/proc/self/exe", argv);  // returns only where it failed: the run goes on as it was
   bench::common_options common;
   bench::gpu_options gpu;
   bench::mixed_options mixed;

@@ -9,6 +9,7 @@
 #include <system_error>
 
 #include "solvebench/cpu_facts.hpp"
+#include "solvebench/lapack.hpp"
 #include "solvebench/matrix.hpp"
 
 namespace solvebench::bench {
@@ -40,10 +41,32 @@ std::string cpu_governors(const std::string& cpu_root) {
   return out;
 }
 
+namespace {
+constexpr char wait_policy[] = "OMP_WAIT_POLICY", set_by_us[] = "SOLVE_BENCH_SET_OMP_WAIT_POLICY";
+
+bool blas_threads_through_openmp() {
+  const std::string variant = lapack::blas_runtime_info().blas_variant;
+  return variant.size() >= 7 && variant.compare(variant.size() - 7, 7, "-openmp") == 0;
+}
+
+std::string wait_policy_fact() {
+  const char* policy = std::getenv(wait_policy);
+  if (!policy) return "";
+  if (std::getenv(set_by_us)) return std::string(policy) + " (set by solve_bench: its generators' idle threads)";
+  return std::string(policy) + " (the environment's)";
+}
+}  // namespace
+
+bool quiet_idle_openmp() {
+  if (std::getenv(wait_policy) || blas_threads_through_openmp()) return false;
+  return setenv(wait_policy, "passive", 1) == 0 && setenv(set_by_us, "1", 1) == 0;
+}
+
 std::vector<std::pair<std::string, std::string>> environment_facts() {
   std::vector<std::pair<std::string, std::string>> facts{{"cores_available", std::to_string(cores_available())},
                                                          {"thread_env", thread_env()},
-                                                         {"cpu_governor", cpu_governors()}};
+                                                         {"cpu_governor", cpu_governors()},
+                                                         {"omp_wait_policy", wait_policy_fact()}};
   for (auto& fact : host_memory_facts()) facts.push_back(std::move(fact));
   return facts;
 }

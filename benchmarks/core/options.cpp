@@ -322,21 +322,22 @@ namespace {
 // the suite is left alone; any other name is a misspelling (SOLVE_BENCH_SIZS), refused.
 bool suite_variable(const std::string& name) {
   static const char* const others[] = {
-      "SOLVE_BENCH_NB",                // solve_bench_mpi --nb
-      "SOLVE_BENCH_BLAS_THREADS",      // solve_bench_mpi --blas_threads
-      "SOLVE_BENCH_CPU_LIBRARIES",     // solve_bench --cpu_libraries (cpu_library/)
-      "SOLVE_BENCH_CHECKS",            // tools/regress, tools/report: which solve_bench_checks
-      "SOLVE_BENCH_MPIEXEC",           // tools/mpi_scaling.py: the launcher
-      "SOLVE_BENCH_CMAKE_ARGS",        // tools/quickstart: more CMake arguments
-      "SOLVE_BENCH_OUT",               // tools/quickstart: the JSON file
-      "SOLVE_BENCH_RANKS",             // tools/quickstart mpi: the ranks
-      "SOLVE_BENCH_REEXEC_DEPTH",      // the driver's re-execution for deferred rows
-      "SOLVE_BENCH_REEXEC_STARTED",    // ... and for the next of --processes: when the run started
-      "SOLVE_BENCH_REEXEC_TEMPORARY",  // ... and whether its rows log is a temporary
-      "SOLVE_BENCH_INJECT_FAULT",      // solve_bench_fault_injection (tests)
-      "SOLVE_BENCH_TEST_SLOWDOWN",     // a planted regression (the gate's tests)
-      "SOLVE_BENCH_IGNORE_IRS_LIMIT",  // tools/device/irs_limit.sh
-      "SOLVE_BENCH_GPU_HOLD_US",       // the GPU hold before each timed call (device_hold.hpp)
+      "SOLVE_BENCH_NB",                   // solve_bench_mpi --nb
+      "SOLVE_BENCH_BLAS_THREADS",         // solve_bench_mpi --blas_threads
+      "SOLVE_BENCH_CPU_LIBRARIES",        // solve_bench --cpu_libraries (cpu_library/)
+      "SOLVE_BENCH_CHECKS",               // tools/regress, tools/report: which solve_bench_checks
+      "SOLVE_BENCH_MPIEXEC",              // tools/mpi_scaling.py: the launcher
+      "SOLVE_BENCH_CMAKE_ARGS",           // tools/quickstart: more CMake arguments
+      "SOLVE_BENCH_OUT",                  // tools/quickstart: the JSON file
+      "SOLVE_BENCH_RANKS",                // tools/quickstart mpi: the ranks
+      "SOLVE_BENCH_REEXEC_DEPTH",         // the driver's re-execution for deferred rows
+      "SOLVE_BENCH_REEXEC_STARTED",       // ... and for the next of --processes: when the run started
+      "SOLVE_BENCH_REEXEC_TEMPORARY",     // ... and whether its rows log is a temporary
+      "SOLVE_BENCH_INJECT_FAULT",         // solve_bench_fault_injection (tests)
+      "SOLVE_BENCH_TEST_SLOWDOWN",        // a planted regression (the gate's tests)
+      "SOLVE_BENCH_IGNORE_IRS_LIMIT",     // tools/device/irs_limit.sh
+      "SOLVE_BENCH_GPU_HOLD_US",          // the GPU hold before each timed call (device_hold.hpp)
+      "SOLVE_BENCH_SET_OMP_WAIT_POLICY",  // solve_bench set OMP_WAIT_POLICY itself (environment.hpp)
   };
   if (std::any_of(std::begin(others), std::end(others), [&](const char* v) { return name == v; })) return true;
   common_options common;
