@@ -145,13 +145,60 @@ TEST(Ceilings, HeadroomIsTheTimeOverTheBound) {
   EXPECT_NEAR(*getrf->headroom, 104 / expected.total_ms(), 1e-9);
   EXPECT_EQ(getrf->nb, 256);
   EXPECT_EQ(getrf->probe_rows.size(), 7u);
-  // gesv shares getrf's bound; posv uses the Cholesky pieces; a solve with the factors has none.
-  EXPECT_NEAR(report.find("CPU/dgesv/n:4096/nrhs:1")->bound->total_ms(), expected.total_ms(), 1e-9);
+  // gesv is getrf's bound and its getrs row; posv uses the Cholesky pieces; a solve with the
+  // factors has none of its own.
+  EXPECT_NEAR(report.find("CPU/dgesv/n:4096/nrhs:1")->bound->total_ms(), expected.total_ms() + 10.6, 1e-9);
   EXPECT_TRUE(report.find("CPU/dposv/n:4096/nrhs:1")->bound);
   EXPECT_FALSE(report.find("CPU/dgetrs/n:4096/nrhs:1")->bound);
   // fp32 and GPU rows have no probes of their own here.
   EXPECT_FALSE(report.find("CPU/sgesv/n:4096/nrhs:1")->bound);
   EXPECT_FALSE(report.find("GPU/dgesv/n:16384/nrhs:1")->bound);
+}
+
+TEST(Ceilings, DriverBoundAddsTheRunsSolveRow) {
+  run_summary run = run_with_probes();
+  const ceilings_report report = ceilings_of(run);
+  const double getrf = report.find("CPU/dgetrf/n:4096")->bound->total_ms();
+  for (const char* name : {"CPU/dgesv/n:4096/nrhs:1", "CPU-driver/dgesv/n:4096/nrhs:1"}) {
+    const row_ceiling* c = report.find(name);
+    ASSERT_TRUE(c && c->bound) << name;
+    EXPECT_NEAR(c->bound->solve_ms, 10.6, 1e-9) << name;  // CPU/dgetrs/n:4096/nrhs:1
+    EXPECT_NEAR(c->bound->total_ms(), getrf + 10.6, 1e-9) << name;
+    EXPECT_EQ(c->solve_row, "CPU/dgetrs/n:4096/nrhs:1");
+    EXPECT_TRUE(c->bound_leaves_out.empty()) << c->bound_leaves_out;
+  }
+  EXPECT_EQ(report.find("CPU/dposv/n:4096/nrhs:1")->solve_row, "CPU/dpotrs/n:4096/nrhs:1");
+  EXPECT_TRUE(report.find("CPU/dgetrf/n:4096")->solve_row.empty());  // a factorization has no solve
+  // A solve that takes longest dominates.
+  testing::find_row(run, "CPU/dgetrs/n:4096/nrhs:1").times_ms = {1e4, 1e4, 1e4};
+  EXPECT_EQ(ceilings_of(run).find("CPU/dgesv/n:4096/nrhs:1")->bound->dominant(), "solve");
+  // Only the same nrhs counts; without it the bound says what it lacks.
+  testing::find_row(run, "CPU/dgetrs/n:4096/nrhs:1") = rated("CPU/dgetrs/n:4096/nrhs:2", 20, 3.2);
+  const ceilings_report without = ceilings_of(run);
+  const row_ceiling* missing = without.find("CPU/dgesv/n:4096/nrhs:1");
+  ASSERT_TRUE(missing->bound);
+  EXPECT_NEAR(missing->bound->total_ms(), getrf, 1e-9);
+  EXPECT_EQ(missing->bound_leaves_out, "solve not measured: add the dgetrs row (n = 4096, nrhs = 1) on the CPU");
+  const std::string json = ceiling_json(*missing).dump();
+  EXPECT_NE(json.find("\"leaves_out\":\"solve not measured"), std::string::npos) << json;
+}
+
+TEST(Ceilings, NoBoundBelowAFewBlocksSoASmallRowIsNotJudged) {
+  run_summary run = run_with_probes();
+  // Faster than any bound of its pieces: a small n (2 nb) and a large one.
+  run.rows.push_back(rated("CPU/dgetrf/n:512", 0.01, 440));
+  auto& large = testing::find_row(run, "CPU/dgetrf/n:4096");
+  large.times_ms = {0.01, 0.01, 0.01};
+  const ceilings_report report = ceilings_of(run);
+  const row_ceiling* small = report.find("CPU/dgetrf/n:512");
+  ASSERT_NE(small, nullptr);
+  EXPECT_FALSE(small->bound);
+  EXPECT_FALSE(small->headroom);
+  EXPECT_NE(small->no_bound.find("n = 512 < " + std::to_string(limits::bound_min_blocks) + " nb"), std::string::npos)
+      << small->no_bound;
+  const auto found = findings_of(run_audit(run), "bound_beaten");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].rows.front().name(), "CPU/dgetrf/n:4096");
 }
 
 TEST(Ceilings, TransferTermIsTheRowsOwnCopyTime) {

@@ -253,15 +253,18 @@ std::optional<std::string> bound_beaten(const rule_input& in, std::vector<findin
     if (!(*c.headroom * limits::bound_tolerance * (1 + noise) < 1)) continue;
     std::vector<row_id> ids{c.id};
     std::string loaded = load_met(*r);
-    for (const auto& name : c.probe_rows)
+    std::vector<std::string> parts = c.probe_rows;  // the rows the bound is made of
+    if (!c.solve_row.empty()) parts.push_back(c.solve_row);
+    for (const auto& name : parts)
       if (const row_record* p = in.run.find(name)) {
         ids.push_back(p->id);
         if (loaded.empty() && !load_met(*p).empty()) loaded = p->name + ": " + load_met(*p);
       }
     const std::string what = c.row + " takes " + sig3(c.ms) + " ms, " + times(*c.headroom) + " its bound of " +
                              sig3(c.bound->total_ms()) + " ms (updates " + sig3(c.bound->update_ms) + " ms, panels " +
-                             sig3(c.bound->panel_ms) + " ms, transfers " + sig3(c.bound->transfer_ms) +
-                             " ms at nb = " + std::to_string(c.nb) + ")";
+                             sig3(c.bound->panel_ms) + " ms, transfers " + sig3(c.bound->transfer_ms) + " ms, solve " +
+                             sig3(c.bound->solve_ms) + " ms at nb = " + std::to_string(c.nb) +
+                             (c.bound_leaves_out.empty() ? "" : "; " + c.bound_leaves_out) + ")";
     if (!loaded.empty()) {
       out.push_back({"bound_beaten", severity_note, ids,
                      what + ". Not judged: other work loaded the host (" + loaded + "); rerun on a quiet machine."});
@@ -269,7 +272,7 @@ std::optional<std::string> bound_beaten(const rule_input& in, std::vector<findin
     }
     out.push_back({"bound_beaten", severity_warning, ids,
                    what + ", beyond " + percent(1 - 1 / limits::bound_tolerance) +
-                       " and the noise of the row and its probes (" + sig3(100 * noise) +
+                       " and the noise of the row and of its bound's rows (" + sig3(100 * noise) +
                        "%): the bound is wrong for this library (it overlaps the panels with the updates, or "
                        "blocks otherwise), or a probe ran slow."});
   }

@@ -8,6 +8,7 @@
 
 #include "checks/operation.hpp"
 #include "checks/text.hpp"
+#include "checks/thresholds.hpp"
 #include "solvebench/flops.hpp"
 
 namespace solvebench::bench {
@@ -76,12 +77,37 @@ probe_rates rates_for(const run_summary& run, const row_record& of) {
   return out;
 }
 
-const char* const term_names[] = {"update", "panel", "transfer"};
+// A driver's solve with its factors: the same run's getrs or potrs row of its device (resident: a
+// pinned row's copies are its transfer term), n, nrhs and axes.
+const row_record* solve_half_of(const run_summary& run, const row_record& driver, const operation& op) {
+  for (const auto& s : run.rows)
+    if (s.ok() && plain(s.id) && s.id.op == op.solve_half->name && same_device(s, driver) && s.id.n == driver.id.n &&
+        s.id.nrhs == driver.id.nrhs && s.id.axes == driver.id.axes)
+      return &s;
+  return nullptr;
+}
+
+// A driver's solve term, or what its bound lacks without one.
+void add_solve(const run_summary& run, const row_record& driver, const operation& op, bound_terms& t, row_ceiling& c) {
+  if (const row_record* s = solve_half_of(run, driver, op)) {
+    t.solve_ms = s->median_ms();
+    c.solve_row = s->name;
+    c.bound_noise_pct = std::max(c.bound_noise_pct, rerun_noise_pct(*s));
+    return;
+  }
+  const row_id& id = driver.id;
+  c.bound_leaves_out = std::string("solve not measured: add the ") + id.precision + op.solve_half->name +
+                       " row (n = " + std::to_string(id.n) +
+                       (id.nrhs ? ", nrhs = " + std::to_string(*id.nrhs) : std::string()) + ") on the " +
+                       device_name(id.device);
+}
+
+const char* const term_names[] = {"update", "panel", "transfer", "solve"};
 
 }  // namespace
 
 std::string bound_terms::dominant() const {
-  const double v[] = {update_ms, panel_ms, transfer_ms};
+  const double v[] = {update_ms, panel_ms, transfer_ms, solve_ms};
   return term_names[std::max_element(std::begin(v), std::end(v)) - std::begin(v)];
 }
 
@@ -90,6 +116,7 @@ double bound_terms::share(const std::string& term) const {
   if (!(total > 0)) return 0;
   if (term == "update") return update_ms / total;
   if (term == "panel") return panel_ms / total;
+  if (term == "solve") return solve_ms / total;
   return transfer_ms / total;
 }
 
@@ -154,13 +181,17 @@ ceilings_report ceilings_of(const run_summary& run) {
       if (!out.probes) c.no_bound = "the run timed no probes (--ceilings=on times them)";
       else if (!real) c.no_bound = "no probes for complex precisions";
       else if (!rates.covers(op->family)) c.no_bound = "no probes for this device and precision";
-      else if (r.id.n < rates.nb) c.no_bound = "n below the probes' nb";
+      else if (r.id.n < limits::bound_min_blocks * rates.nb)
+        c.no_bound = "n = " + std::to_string(r.id.n) + " < " + std::to_string(limits::bound_min_blocks) +
+                     " nb = " + std::to_string(limits::bound_min_blocks * rates.nb) +
+                     ": one call's start-up and the library's own recursive panel beat three calls timed apart";
       else {
         bound_terms t = blocked_bound(rates, op->family, r.id.n);
         if (const auto share = r.counter("xfer_share")) t.transfer_ms = *share * c.ms;
         c.nb = rates.nb;
         c.probe_rows = rates.rows;
         c.bound_noise_pct = rates.noise_pct;
+        if (op->is_driver()) add_solve(run, r, *op, t, c);
         if (t.total_ms() > 0) {
           c.bound = t;
           c.headroom = c.ms / t.total_ms();
@@ -194,6 +225,7 @@ std::vector<std::string> ceiling_lines(const ceilings_report& report) {
         const std::string term = c->bound->dominant();
         part += " runs at " + times(*c->headroom) + " its bound; the " + (term == "update" ? "updates" : term + "s") +
                 " are " + percent(c->bound->share(term)) + " of the bound";
+        if (!c->bound_leaves_out.empty()) part += " (" + c->bound_leaves_out + ")";
       } else if (c->pct_of_peak) {
         part += " runs at " + percent(*c->pct_of_peak / 100) + " of peak";
       } else {

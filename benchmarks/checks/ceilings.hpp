@@ -21,8 +21,9 @@ struct bound_terms {
   double update_ms = 0;    // the trailing updates (GEMM, or SYRK at the GEMM rate): sum over blocks
   double panel_ms = 0;     // each block's panel factorization and its triangular solve of width nb
   double transfer_ms = 0;  // the host copies of a pinned or pageable row, at the bandwidth it measured
-  double total_ms() const { return update_ms + panel_ms + transfer_ms; }
-  // "update", "panel" or "transfer": the largest term.
+  double solve_ms = 0;     // a driver's solve with the factors: the same run's getrs or potrs row
+  double total_ms() const { return update_ms + panel_ms + transfer_ms + solve_ms; }
+  // "update", "panel", "transfer" or "solve": the largest term.
   std::string dominant() const;
   double share(const std::string& term) const;  // of the total, 0..1
 };
@@ -62,7 +63,9 @@ struct row_ceiling {
   std::optional<double> headroom;    // ms / bound: 1 is the bound, 1.9 runs 1.9x as long
   std::int64_t nb = 0;
   std::vector<std::string> probe_rows;  // the rows the bound comes from
-  double bound_noise_pct = 0;           // their largest between-run noise
+  double bound_noise_pct = 0;           // their largest between-run noise (and the solve row's)
+  std::string solve_row;                // a driver's: the row its solve_ms is the median of
+  std::string bound_leaves_out;         // what its bound lacks ("solve not measured: ...")
   std::string no_bound;                 // why it has none ("" when it has one, or is no factorization)
 };
 

@@ -63,6 +63,12 @@ inline constexpr double cliff_factor = 1.5;
 // probes' rates are interpolated between the sizes they ran at, and LAWN 41's counts are not
 // the libraries' exact operations.
 inline constexpr double bound_tolerance = 1.10;
+// The bound (ceilings.cpp) holds from this many blocks of nb: below, one library call factors
+// the matrix faster than its pieces timed as calls of their own (each with its own thread
+// start-up; OpenBLAS recurses on a small matrix instead), and a row there has no bound. On the
+// 2-core machine at nb = 256, loaded, dgetrf and dpotrf at n = 512 ran at 0.68x and 0.78x of it;
+// from 4 blocks the updates are 40% of it or more (docs/ceilings.md has the quiet host's figures).
+inline constexpr int bound_min_blocks = 4;
 
 // The regression gate (compare.cpp). A row's change between two runs is judged against the
 // interval of that change at gate_confidence, from the variance between runs (rounds,
@@ -130,6 +136,7 @@ inline constexpr named_limit all[] = {
     {"load_avg_per_core", load_avg_per_core},
     {"cliff_factor", cliff_factor},
     {"bound_tolerance", bound_tolerance},
+    {"bound_min_blocks", bound_min_blocks},
     {"gate_floor_pct", gate_floor_pct},
     {"gate_confidence", gate_confidence},
     {"min_processes", min_processes},

@@ -120,7 +120,8 @@ std::string row_line(const row_record& r, const row_ceiling* ceiling, const disp
     notes.push_back(percent(*ceiling->pct_of_peak / 100) + " of peak");
     if (ceiling->headroom) {
       notes.back() += ",";
-      notes.push_back(times(*ceiling->headroom) + " bound (" + ceiling->bound->dominant() + ")");
+      notes.push_back(times(*ceiling->headroom) + " bound (" + ceiling->bound->dominant() +
+                      (ceiling->bound_leaves_out.empty() ? "" : ", solve not measured") + ")");
     }
   }
   const int rounds = static_cast<int>(r.times_ms.size());

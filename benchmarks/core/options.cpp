@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "checks/text.hpp"
+#include "checks/thresholds.hpp"
 #include "solvebench/conditioned.hpp"
 #include "solvebench/errors.hpp"
 #include "solvebench/precision.hpp"
@@ -305,8 +306,9 @@ std::vector<flag> ceilings_flags(ceilings_options& o) {
   return {
       {"--ceilings", "on|off", "SOLVE_BENCH_CEILINGS",
        "on: also time the pieces of blocked LU and Cholesky (GEMM at m x nb x m, the m x nb panel, the "
-       "triangular solve of width nb, the nb x nb Cholesky block) at each device's dense sizes, so that every "
-       "factorization row gets its bound and headroom (docs/ceilings.md)",
+       "triangular solve of width nb, the nb x nb Cholesky block) at each device's dense sizes, so that the "
+       "factorization and driver rows of n >= " +
+           std::to_string(limits::bound_min_blocks) + " nb get their bound and headroom (docs/ceilings.md)",
        [&o](const std::string& w, const std::string& v) {
          if (v != "on" && v != "off") throw usage_error(w + ": '" + v + "' is not on or off");
          o.probes = v == "on";

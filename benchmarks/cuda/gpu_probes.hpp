@@ -1,8 +1,8 @@
 // The GPU's probes of the bound (docs/ceilings.md, --ceilings=on): the pieces of blocked LU and
 // Cholesky at block size nb (the problem's nrhs, ops::probes) on the context's stream, each timed
 // alone with its inputs restored (a device-to-device copy, untimed) before each call. Inputs are
-// made on the host and copied once; answers are copied back and checked there on a few columns
-// (lapack_probes.hpp).
+// made on the host and copied once; answers are checked on the host on a few columns
+// (lapack_probes.hpp), and of the m x m update only those columns are copied back.
 #pragma once
 
 #include "cuda/gpu_adapters.hpp"
@@ -29,6 +29,20 @@ host_matrix<T> downloaded(const device_buffer<T>& d, std::int64_t rows, std::int
 inline std::size_t entries(std::int64_t rows, std::int64_t cols) {
   return static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols);
 }
+// The columns of d (rows x any, column-major) that lapack_probes.hpp's checks look at, one copy
+// each: a check of three columns need not bring a 2 GB answer back.
+template <class T>
+host_matrix<T> downloaded_checked_columns(const device_buffer<T>& d, std::int64_t rows, std::int64_t cols,
+                                          cudaStream_t s) {
+  const std::vector<std::int64_t> columns = lapack::checked_columns(cols);
+  host_matrix<T> m(rows, static_cast<std::int64_t>(columns.size()));
+  for (std::size_t k = 0; k < columns.size(); ++k)
+    SB_CUDA_CHECK(cudaMemcpyAsync(m.data() + entries(rows, static_cast<std::int64_t>(k)),
+                                  d.data() + entries(rows, columns[k]), entries(rows, 1) * sizeof(T),
+                                  cudaMemcpyDeviceToHost, s));
+  SB_CUDA_CHECK(cudaStreamSynchronize(s));
+  return m;
+}
 inline void add_probe_counters(benchmark::State& state, const problem& p) {
   state.counters["n"] = static_cast<double>(p.n);
   state.counters["nb"] = static_cast<double>(p.nrhs);
@@ -53,8 +67,10 @@ class update_probe : public event_timer {
   void check_info() const {}
   double residual() {
     const cudaStream_t s = ctx_.stream();
-    return lapack::gemm_update_residual(downloaded(a_, p_.n, p_.nrhs, s), downloaded(b_, p_.nrhs, p_.n, s),
-                                        downloaded(c0_, p_.n, p_.n, s), downloaded(c_, p_.n, p_.n, s));
+    return lapack::gemm_update_columns_residual(downloaded(a_, p_.n, p_.nrhs, s),
+                                                downloaded_checked_columns(b_, p_.nrhs, p_.n, s),
+                                                downloaded_checked_columns(c0_, p_.n, p_.n, s),
+                                                downloaded_checked_columns(c_, p_.n, p_.n, s));
   }
   void add_counters(benchmark::State& state) const { add_probe_counters(state, p_); }
 

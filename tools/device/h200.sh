@@ -44,8 +44,9 @@
 #   libraries  issue 33: every CPU library the machine has in one run (--cpu_libraries=auto); BLIS
 #              and the reference BLAS + LAPACK come from .carry/debs where the machine lacks them
 #              (unpacked into / where this user may) -> libraries.json
-#   ceilings   issue 34: the fp64 solves, their halves and GEMM with --ceilings=on (the probes) at
-#              the default sizes -> ceilings.json (+ verdict: each solve's headroom and its term)
+#   ceilings   issue 34: the solves, their halves and GEMM with --ceilings=on (the probes), fp64 and
+#              fp32, at the default sizes (CPU to 4096, GPU to 16384; ~170 s estimated from the
+#              sweep's rows) -> ceilings.json (+ verdict: each solve's headroom and its term)
 #   rowlist    issue 33: the default row list (--benchmark_list_tests) of .carry/old against this
 #              tree -> rowlist-old.txt, rowlist-new.txt, rowlist.diff
 # Example: tools/device/h200.sh build gputests ab
@@ -201,8 +202,9 @@ for mode in "$@"; do
       bench 200 libraries libraries.json --cpu_libraries=auto --sizes=1024,4096 --precisions=d --benchmark_filter='^CPU'
       ;;
     ceilings)
-      bench 420 ceilings ceilings.json --ceilings=on --precisions=d \
-        --benchmark_filter='^(CPU|GPU)[^/]*/d(gesv|posv|getrf|potrf|gemm|gemm_update|getrf_panel|trsm_panel|potrf_block)/'
+      # The dense rows alone: no matrix kinds, mixed precision or batches (the $ ends the name).
+      bench 420 ceilings ceilings.json --ceilings=on --precisions=d,s \
+        --benchmark_filter='^(CPU|GPU)[^/]*/[ds](gesv|posv|getrf|getrs|potrf|potrs|gemm|gemm_update|getrf_panel|trsm_panel|potrf_block)/n:[0-9]+(/nrhs:[0-9]+|/nb:[0-9]+)?/manual_time$'
       ;;
     rowlist)
       step 200 old-build sh -c "cmake -S .carry/old -B build/old -G Ninja -DCMAKE_BUILD_TYPE=Release -DSOLVE_BENCH_CUDA=ON \

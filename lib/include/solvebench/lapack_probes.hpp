@@ -27,12 +27,23 @@ void trsm_panel(const host_matrix<T>& l, host_matrix<T>& b);
 template <class T>
 host_matrix<T> probe_triangle(std::int64_t k, std::uint64_t seed);
 
-// Componentwise backward errors of the probes' answers on a few columns, in units of k * eps
-// (what the HPL threshold, residual.hpp, is then held to): |C0 - A B - C| against |A| |B|;
-// |P A0 - L U| against |L| |U|; |L X - B0| against |L| |X|.
+// The columns of a probe's answer that its check looks at: the first, the middle and the last.
+std::vector<std::int64_t> checked_columns(std::int64_t cols);
+// Those columns of m, in that order.
+template <class T>
+host_matrix<T> checked_columns_of(const host_matrix<T>& m);
+
+// Componentwise backward errors of the probes' answers on their checked columns, in units of
+// k * eps (what the HPL threshold, residual.hpp, is then held to): |C0 - A B - C| against
+// |A| |B|; |P A0 - L U| against |L| |U|; |L X - B0| against |L| |X|.
 template <class T>
 double gemm_update_residual(const host_matrix<T>& a, const host_matrix<T>& b, const host_matrix<T>& c0,
                             const host_matrix<T>& c);
+// The same from the checked columns alone (checked_columns_of B, C0 and C), for a caller that
+// copies back only those: at m = 16384 a GPU's C is 2 GB, its three columns 384 KB.
+template <class T>
+double gemm_update_columns_residual(const host_matrix<T>& a, const host_matrix<T>& b_columns,
+                                    const host_matrix<T>& c0_columns, const host_matrix<T>& c_columns);
 template <class T>
 double getrf_panel_residual(const host_matrix<T>& a0, const host_matrix<T>& lu, const std::vector<index_t>& ipiv);
 template <class T>

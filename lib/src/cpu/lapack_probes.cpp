@@ -52,13 +52,6 @@ void require(bool ok, const char* what) {
   if (!ok) throw invalid_argument(std::string(what) + ": shape mismatch");
 }
 
-// The columns the checks look at: the first, the middle and the last.
-std::vector<std::int64_t> sampled(std::int64_t cols) {
-  std::vector<std::int64_t> out{0, cols / 2, cols - 1};
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
-}
-
 template <class T>
 double scaled(double diff, double bound, std::int64_t k) {
   const double eps = std::numeric_limits<T>::epsilon() / 2;
@@ -96,11 +89,36 @@ host_matrix<T> probe_triangle(std::int64_t k, std::uint64_t seed) {
   return l;
 }
 
+std::vector<std::int64_t> checked_columns(std::int64_t cols) {
+  std::vector<std::int64_t> out{0, cols / 2, cols - 1};
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+template <class T>
+host_matrix<T> checked_columns_of(const host_matrix<T>& m) {
+  const std::vector<std::int64_t> columns = checked_columns(m.cols());
+  host_matrix<T> out(m.rows(), static_cast<std::int64_t>(columns.size()));
+  for (std::size_t k = 0; k < columns.size(); ++k)
+    for (std::int64_t i = 0; i < m.rows(); ++i) out(i, static_cast<std::int64_t>(k)) = m(i, columns[k]);
+  return out;
+}
+
 template <class T>
 double gemm_update_residual(const host_matrix<T>& a, const host_matrix<T>& b, const host_matrix<T>& c0,
                             const host_matrix<T>& c) {
+  require(b.cols() == c.cols() && c0.cols() == c.cols(), "gemm_update_residual");
+  return gemm_update_columns_residual(a, checked_columns_of(b), checked_columns_of(c0), checked_columns_of(c));
+}
+
+template <class T>
+double gemm_update_columns_residual(const host_matrix<T>& a, const host_matrix<T>& b, const host_matrix<T>& c0,
+                                    const host_matrix<T>& c) {
+  require(b.rows() == a.cols() && c0.rows() == a.rows() && c.rows() == a.rows() && b.cols() == c.cols() &&
+              c0.cols() == c.cols(),
+          "gemm_update_columns_residual");
   double worst = 0;
-  for (const std::int64_t j : sampled(c.cols()))
+  for (std::int64_t j = 0; j < c.cols(); ++j)
     for (std::int64_t i = 0; i < c.rows(); ++i) {
       double sum = static_cast<double>(c0(i, j)), bound = std::fabs(static_cast<double>(c0(i, j)));
       for (std::int64_t p = 0; p < a.cols(); ++p) {
@@ -121,7 +139,7 @@ double getrf_panel_residual(const host_matrix<T>& a0, const host_matrix<T>& lu, 
   for (std::int64_t i = 0; i < k; ++i)
     std::swap(row[static_cast<std::size_t>(i)], row[static_cast<std::size_t>(ipiv[static_cast<std::size_t>(i)] - 1)]);
   double worst = 0;
-  for (const std::int64_t j : sampled(k))
+  for (const std::int64_t j : checked_columns(k))
     for (std::int64_t i = 0; i < m; ++i) {
       double sum = 0, bound = 0;
       for (std::int64_t p = 0; p <= std::min(i, j); ++p) {  // (L U)(i, j), L unit lower, U upper
@@ -139,7 +157,7 @@ double getrf_panel_residual(const host_matrix<T>& a0, const host_matrix<T>& lu, 
 template <class T>
 double trsm_panel_residual(const host_matrix<T>& l, const host_matrix<T>& b0, const host_matrix<T>& x) {
   double worst = 0;
-  for (const std::int64_t j : sampled(x.cols()))
+  for (const std::int64_t j : checked_columns(x.cols()))
     for (std::int64_t i = 0; i < x.rows(); ++i) {
       double sum = 0, bound = 0;
       for (std::int64_t p = 0; p <= i; ++p) {
@@ -152,14 +170,17 @@ double trsm_panel_residual(const host_matrix<T>& l, const host_matrix<T>& b0, co
   return worst;
 }
 
-#define SB_INSTANTIATE(T)                                                                                          \
-  template void gemm_update(const host_matrix<T>&, const host_matrix<T>&, host_matrix<T>&);                        \
-  template void getrf_panel(host_matrix<T>&, std::vector<index_t>&);                                               \
-  template void trsm_panel(const host_matrix<T>&, host_matrix<T>&);                                                \
-  template host_matrix<T> probe_triangle(std::int64_t, std::uint64_t);                                             \
-  template double gemm_update_residual(const host_matrix<T>&, const host_matrix<T>&, const host_matrix<T>&,        \
-                                       const host_matrix<T>&);                                                     \
-  template double getrf_panel_residual(const host_matrix<T>&, const host_matrix<T>&, const std::vector<index_t>&); \
+#define SB_INSTANTIATE(T)                                                                                           \
+  template void gemm_update(const host_matrix<T>&, const host_matrix<T>&, host_matrix<T>&);                         \
+  template void getrf_panel(host_matrix<T>&, std::vector<index_t>&);                                                \
+  template void trsm_panel(const host_matrix<T>&, host_matrix<T>&);                                                 \
+  template host_matrix<T> probe_triangle(std::int64_t, std::uint64_t);                                              \
+  template host_matrix<T> checked_columns_of(const host_matrix<T>&);                                                \
+  template double gemm_update_residual(const host_matrix<T>&, const host_matrix<T>&, const host_matrix<T>&,         \
+                                       const host_matrix<T>&);                                                      \
+  template double gemm_update_columns_residual(const host_matrix<T>&, const host_matrix<T>&, const host_matrix<T>&, \
+                                               const host_matrix<T>&);                                              \
+  template double getrf_panel_residual(const host_matrix<T>&, const host_matrix<T>&, const std::vector<index_t>&);  \
   template double trsm_panel_residual(const host_matrix<T>&, const host_matrix<T>&, const host_matrix<T>&);
 SOLVE_BENCH_FOR_EACH_REAL_PRECISION(SB_INSTANTIATE)
 #undef SB_INSTANTIATE
