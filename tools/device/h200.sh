@@ -285,7 +285,7 @@ for mode in "$@"; do
       done
       cov() { ls "$WORK"/coverage/"$1"*.json 2>/dev/null | grep -v '\.\(audit\|verdict\)\.json$'; }
       { echo "== aa-coverage, defaults"; python3 tools/aa-coverage --checks "$CHECKS" $(cov r);
-        echo "== aa-coverage, --processes=3"; python3 tools/aa-coverage --checks "$CHECKS" $(cov k3-); } \
+        if [ -n "$(cov k3-)" ]; then echo "== aa-coverage, --processes=3"; python3 tools/aa-coverage --checks "$CHECKS" $(cov k3-); fi; } \
         >"$WORK/coverage.txt" 2>&1
       cat "$WORK/coverage.txt"
       ;;
