@@ -82,6 +82,25 @@ class CulpritCase(TrackCase):
         self.track("add", "--store", self.store, *paths)
 
 
+class HalfMadeWorktree(CulpritCase):
+    def test_a_checkout_killed_midway_is_made_again(self):
+        """A kill during `git worktree add` leaves its .git file and part of the files: the next
+        build makes the worktree again instead of configuring what is there (CI, 2026-12-02: the
+        resumed bisect's cmake found no CMakeLists.txt, then died writing its failure)."""
+        sys.path.insert(0, os.path.dirname(TRACK))
+        from tracking import measure
+        repo, hashes = scratch(os.path.join(self.dir, "scratch"), [1, 2])
+        work = os.path.join(self.dir, "work")
+        src = os.path.join(work, "src", hashes[1][:12])
+        os.makedirs(src)
+        with open(os.path.join(src, ".git"), "w") as f:  # what the kill left: no CMakeLists.txt
+            f.write("gitdir: %s\n" % os.path.join(repo.path, ".git", "worktrees", "gone"))
+        builds = measure.Builds(repo.path, work, [], say=lambda _: None)
+        exe, _ = builds.binary(hashes[1])
+        self.assertTrue(os.access(exe, os.X_OK))
+        self.assertTrue(os.path.exists(os.path.join(src, "CMakeLists.txt")))
+
+
 class BisectEndToEnd(CulpritCase):
     def test_culprit_from_the_store(self):
         # commit 0 good, 1-8 in the range: 6 slows the row 2x, 4 does not build (the first midpoint)

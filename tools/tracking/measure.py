@@ -248,13 +248,17 @@ class Builds:
         start = time.monotonic()
         log_path = os.path.join(self.work, "logs", "build-%s.log" % commit[:12])
         os.makedirs(os.path.dirname(log_path), exist_ok=True)
+        # A worktree counts once `git worktree add` has returned: a kill during it leaves the .git
+        # file with only part of the files checked out (CI, 2026-12-02: cmake found no CMakeLists.txt).
+        checked_out = os.path.join(self.work, "src", commit[:12] + ".checked-out")
         with open(log_path, "w") as log:
-            if not os.path.isdir(os.path.join(src, ".git")) and not os.path.isfile(os.path.join(src, ".git")):
+            if not os.path.exists(checked_out):
                 shutil.rmtree(src, ignore_errors=True)  # a worktree a kill left half made
                 subprocess.run(["git", "-C", self.repo, "worktree", "prune"], stdout=log, stderr=log)
                 if subprocess.run(["git", "-C", self.repo, "worktree", "add", "--detach", src, commit],
                                   stdout=log, stderr=subprocess.STDOUT).returncode != 0:
                     raise MeasureError("git worktree add %s failed: %s" % (commit, log_path))
+                open(checked_out, "w").close()
             env = dict(os.environ, CCACHE_BASEDIR=os.path.join(self.work, "src"), CCACHE_NOHASHDIR="true")
             configure = ["cmake", "-S", src, "-B", build, "-DCMAKE_BUILD_TYPE=Release", "-DSOLVE_BENCH_TESTS=OFF"]
             if shutil.which("ninja"):
@@ -267,6 +271,7 @@ class Builds:
                 log.flush()
                 if subprocess.run(command, env=env, stdout=log, stderr=subprocess.STDOUT).returncode != 0:
                     why = "does not build (%s): %s" % (log_path, first_error(log_path))
+                    os.makedirs(build, exist_ok=True)  # a configure that failed may not have made it
                     with open(failed, "w") as f:
                         f.write(why + "\n")
                     raise Unbuilt(why)
