@@ -44,9 +44,14 @@ std::string cpu_governors(const std::string& cpu_root) {
 namespace {
 constexpr char wait_policy[] = "OMP_WAIT_POLICY", set_by_us[] = "SOLVE_BENCH_SET_OMP_WAIT_POLICY";
 
-bool blas_threads_through_openmp() {
+// Whether the BLAS is known to thread without OpenMP (Debian's -pthread and -serial builds of
+// OpenBLAS and BLIS): an unknown vendor (MKL, whose threads may be OpenMP's) is not.
+bool blas_threads_apart_from_openmp() {
   const std::string variant = lapack::blas_runtime_info().blas_variant;
-  return variant.size() >= 7 && variant.compare(variant.size() - 7, 7, "-openmp") == 0;
+  const auto ends_with = [&](const std::string& tail) {
+    return variant.size() >= tail.size() && variant.compare(variant.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  return ends_with("-pthread") || ends_with("-serial");
 }
 
 std::string wait_policy_fact() {
@@ -58,7 +63,7 @@ std::string wait_policy_fact() {
 }  // namespace
 
 bool quiet_idle_openmp() {
-  if (std::getenv(wait_policy) || blas_threads_through_openmp()) return false;
+  if (std::getenv(wait_policy) || !blas_threads_apart_from_openmp()) return false;
   return setenv(wait_policy, "passive", 1) == 0 && setenv(set_by_us, "1", 1) == 0;
 }
 

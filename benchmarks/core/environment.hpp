@@ -31,9 +31,9 @@ std::string cpu_governors(const std::string& cpu_root = "/sys/devices/system/cpu
 // its own. On the 2-core VM (2026-12-02, 10 processes of the CPU rows at n = 256, 1024, two
 // OpenBLAS threads) another process's median fell inside a process's +- in 76% of pairs as
 // libgomp spins by default and in 92% with OMP_WAIT_POLICY=passive. So solve_bench runs passive
-// unless the environment sets the policy or the BLAS threads through OpenMP (its idle threads
-// are then the BLAS's own, as in a user's program). True when it set the variable: libgomp reads
-// it once, when it loads, so the caller re-executes.
+// when the environment does not set the policy and the BLAS is known to thread without OpenMP
+// (an OpenMP BLAS's idle threads are its own, as in a user's program; an unknown one's may be).
+// True when it set the variable: libgomp reads it once, when it loads, so the caller re-executes.
 bool quiet_idle_openmp();
 
 // {"cores_available", ...}, {"thread_env", ...}, {"cpu_governor", ...}, {"omp_wait_policy", ...}
