@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "precision_types.hpp"
 #include "solvebench/errors.hpp"
@@ -39,6 +40,25 @@ TEST(Generate, EntriesMatchThePointwiseDefinition) {
     for (std::int64_t j = 0; j < n; ++j)
       for (std::int64_t i = 0; i < n; ++i)
         EXPECT_EQ(a(i, j), static_cast<float>(sb::matrix_entry(kind, key, n, i, j))) << sb::to_string(kind);
+  }
+}
+
+TEST(Generate, ABatchIsItsSystemsOneByOne) {
+  // System s of a batch is the matrix and right-hand side of seed + s, as the device's batches.
+  const std::int64_t n = 9, count = 4;
+  for (auto kind : {sb::matrix_kind::uniform, sb::matrix_kind::spd}) {
+    std::vector<double> a(static_cast<std::size_t>(n * n * count), -1), b(static_cast<std::size_t>(n * count), -1);
+    sb::generate_matrix_batch(a.data(), kind, n, count, 40);
+    sb::generate_rhs_batch(b.data(), n, count, 40);
+    for (std::int64_t s = 0; s < count; ++s) {
+      const auto one = sb::generate_matrix<double>(kind, n, 40 + static_cast<std::uint64_t>(s));
+      const auto rhs = sb::generate_rhs<double>(n, 1, 40 + static_cast<std::uint64_t>(s));
+      for (std::int64_t j = 0; j < n; ++j) {
+        for (std::int64_t i = 0; i < n; ++i)
+          ASSERT_EQ(a[static_cast<std::size_t>(s * n * n + j * n + i)], one(i, j)) << s << " " << i << " " << j;
+      }
+      for (std::int64_t i = 0; i < n; ++i) ASSERT_EQ(b[static_cast<std::size_t>(s * n + i)], rhs(i, 0));
+    }
   }
 }
 

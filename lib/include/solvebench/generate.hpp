@@ -139,4 +139,13 @@ host_matrix<T> generate_matrix(matrix_kind kind, std::int64_t n, std::uint64_t s
 template <class T>
 host_matrix<T> generate_rhs(std::int64_t n, std::int64_t nrhs, std::uint64_t seed);
 
+// `count` matrices of order n stored one after another (stride n*n) into `a`, matrix s generated
+// with seed + s, and their right-hand sides (stride n) into `b`: the host's twins of
+// cuda::generate_matrix_batch and cuda::generate_rhs_batch, written in place by a team of
+// threads (the first touch of `a`, no copy through a matrix of its own), real T only.
+template <class T, real_only<T> = 0>
+void generate_matrix_batch(T* a, matrix_kind kind, std::int64_t n, std::int64_t count, std::uint64_t seed);
+template <class T, real_only<T> = 0>
+void generate_rhs_batch(T* b, std::int64_t n, std::int64_t count, std::uint64_t seed);
+
 }  // namespace solvebench
