@@ -56,7 +56,8 @@ class row_backend {
 };
 // How long one round of a row samples: until it has min_samples calls and min_time seconds
 // timed; then, where it has noise_samples calls or more, until its median is known to
-// max_noise_pct or it has max_time seconds; exact > 0: exactly that many calls. A row's first call
+// max_noise_pct or it has max_time seconds; but never longer than max_wall_factor x min_time of
+// wall clock once it has noise_samples calls; exact > 0: exactly that many calls. A row's first call
 // in a process is an untimed warm-up (and in later rounds too when a call takes less than
 // min_time); a first call of long_cap seconds or more is its round's only sample. A row gets no
 // further round in a process once its rounds there have taken round_budget seconds a round
@@ -68,6 +69,7 @@ struct sampling {
   int noise_samples = 6;  // the fewest calls whose median has a 95% interval (order statistics)
   double max_noise_pct = 1.0;
   double max_time = 0.2;
+  double max_wall_factor = 2;
   double long_cap = 5.0;
   double round_budget = 1.0;
   long long exact = 0;
