@@ -104,7 +104,17 @@ constexpr const char* env_taken[] = {"BENCHMARK_OUT",
                                      "BENCHMARK_COLOR",
                                      "BENCHMARK_COUNTERS_TABULAR"};
 
+// The variables taken out of the environment, with their values, for a fresh process of the run.
+std::vector<std::pair<std::string, std::string>>& taken_environment() {
+  static std::vector<std::pair<std::string, std::string>> taken;
+  return taken;
+}
+
 }  // namespace
+
+void put_back_gb_environment() {
+  for (const auto& [var, value] : taken_environment()) setenv(var.c_str(), value.c_str(), 1);
+}
 
 std::vector<std::string> take_gb_flags(int argc, char** argv, gb_settings& s, bool /*gb_version_1_8*/) {
   for (const char* var : env_taken) {
@@ -112,6 +122,7 @@ std::vector<std::string> take_gb_flags(int argc, char** argv, gb_settings& s, bo
     if (!v) continue;
     std::string key = lower(var);
     const std::string value = v;
+    taken_environment().emplace_back(var, value);
     unsetenv(var);  // Google Benchmark must not act on it too
     apply(std::string("environment variable ") + var, key, value, s);
   }

@@ -27,6 +27,9 @@ struct gb_settings {
 // Reads argv and the environment; returns argv for Google Benchmark (argv[0] first); throws
 // usage_error naming a bad value. `gb_version_1_8`: which spelling the linked library wants.
 std::vector<std::string> take_gb_flags(int argc, char** argv, gb_settings& s, bool gb_version_1_8);
+// Sets again the BENCHMARK_* variables take_gb_flags took out of the environment, for a fresh
+// process of the same run (core/rounds.hpp), which reads them as this one did.
+void put_back_gb_environment();
 
 // What Google Benchmark is given first: a vanishing minimum time and one repetition, so that it
 // calls each row once per round and the row samples itself (harness.hpp); and neutral values of the flags

@@ -12,6 +12,7 @@
 #include <iostream>
 
 #include "checks/operation.hpp"
+#include "core/gb_flags.hpp"
 #include "solvebench/generate.hpp"
 
 namespace solvebench::bench {
@@ -207,6 +208,7 @@ void continue_in_fresh_process(int argc, char** argv, const std::string& live, c
   }
   if (!here.continued) setenv(started_variable, std::to_string(here.started_epoch_s).c_str(), 1);
   if (temporary_log) setenv(temporary_variable, "1", 1);
+  put_back_gb_environment();  // BENCHMARK_OUT and the rest: the next process writes what this one would have
   std::vector<std::string> args;
   for (int i = 0; i < argc; ++i)
     if (std::strncmp(argv[i], "--resume=", 9) != 0) args.emplace_back(argv[i]);
