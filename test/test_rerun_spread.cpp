@@ -176,3 +176,35 @@ TEST(RowNoise, ARowIsHeldToTheMedianRowOfItsDevice) {
   EXPECT_NEAR(*run.rows[0].noise_pct(), 17.98, 0.05);  // its own, which is the median
   EXPECT_LT(*run.rows[3].noise_pct(), 0.1);            // the GPU's rows are steady
 }
+
+// The same for processes (issue 30): a row whose processes happened to agree is held to the
+// variance between the processes of the median row on its device; a run of one process has none.
+TEST(RowNoise, ARowsProcessesAreHeldToTheMedianRowOfItsDevice) {
+  sb::run_summary run;
+  const auto add = [&](const std::string& name, const std::vector<double>& ms) {
+    auto r = rounds_row(ms, {{"round", {0, 1, 0, 1, 0, 1}}});
+    r.process_of = {0, 0, 1, 1, 2, 2};
+    r.id = sb::legacy_row_id(name);
+    r.name = r.id.name();
+    run.rows.push_back(r);
+  };
+  // Processes 10% apart, steady within each; and a row whose processes agree to 0.01%.
+  const std::vector<double> apart = {1.0, 1.0, 1.1, 1.1, 1.2, 1.2}, agree = {1.0, 1.0, 1.0001, 1.0001, 0.9999, 0.9999};
+  add("CPU/dgemm/n:64", apart);
+  add("CPU/dgemm/n:128", apart);
+  add("CPU/dgetrf/n:64", agree);
+  const double alone = *run.rows[2].noise_pct();
+  EXPECT_LT(alone, 0.1);
+  sb::pool_device_noise(run);
+  const double held = *run.rows[2].noise_pct();
+  EXPECT_NEAR(held, *run.rows[0].noise_pct(), 1e-9);  // the median row's processes: the apart ones
+  // t(0.975, 2) * sqrt(2 * var(log means) / 3), var of log(1.0), log(1.1), log(1.2) = 0.008316 (numpy).
+  EXPECT_NEAR(held, 100 * std::expm1(4.3027 * std::sqrt(2 * 0.008316 / 3)), 0.2);
+  // One process: no process floor, whatever the other rows' processes did.
+  sb::run_summary one;
+  auto r = rounds_row(agree, {{"round", {0, 1, 2, 3, 4, 5}}});
+  one.rows.push_back(r);
+  one.rows.push_back(run.rows[0]);
+  sb::pool_device_noise(one);
+  EXPECT_LT(*one.rows[0].noise_pct(), 0.1);
+}

@@ -107,7 +107,7 @@ double rerun_spread::difference_pct(const rerun_spread& other, double confidence
 }
 
 std::optional<rerun_spread> rerun_spread_of(const std::vector<double>& round_ms, const std::vector<int>& process_of,
-                                            double round_var_floor) {
+                                            double round_var_floor, double process_var_floor) {
   std::map<int, std::vector<double>> by_process;
   for (std::size_t i = 0; i < round_ms.size(); ++i) {
     if (!(round_ms[i] > 0) || !std::isfinite(round_ms[i])) return std::nullopt;
@@ -135,7 +135,8 @@ std::optional<rerun_spread> rerun_spread_of(const std::vector<double>& round_ms,
   s.round_var = round_var;
   // Between processes: the variance of their means, for the mean of k of them.
   const std::size_t k = means.size();
-  const double between = k >= 2 ? sample_variance(means) / static_cast<double>(k) : 0;
+  s.process_var = k >= 2 ? std::max(sample_variance(means), process_var_floor) : 0;
+  const double between = s.process_var / static_cast<double>(k);
   if (k >= 2 && between >= within) {
     s.centre_var = between;
     s.df = static_cast<double>(k - 1);
@@ -149,15 +150,20 @@ std::optional<rerun_spread> rerun_spread_of(const std::vector<double>& round_ms,
 }
 
 void pool_device_noise(run_summary& run) {
-  std::map<row_device, std::vector<double>> round_vars;
+  std::map<row_device, std::vector<double>> round_vars, process_vars;
   for (const auto& r : run.rows) {
     if (!r.ok()) continue;
-    if (const auto s = rerun_spread_of(r.times_ms, r.process_of); s && s->round_var > 0)
-      round_vars[r.id.device].push_back(s->round_var);
+    const auto s = rerun_spread_of(r.times_ms, r.process_of);
+    if (s && s->round_var > 0) round_vars[r.id.device].push_back(s->round_var);
+    if (s && s->processes >= 2) process_vars[r.id.device].push_back(s->process_var);
   }
+  const auto median_of = [](const std::map<row_device, std::vector<double>>& by, row_device d) {
+    const auto it = by.find(d);
+    return it == by.end() ? 0.0 : median(it->second);
+  };
   for (auto& r : run.rows) {
-    const auto it = round_vars.find(r.id.device);
-    r.device_round_var = it == round_vars.end() ? 0 : median(it->second);
+    r.device_round_var = median_of(round_vars, r.id.device);
+    r.device_process_var = median_of(process_vars, r.id.device);
   }
 }
 

@@ -33,11 +33,12 @@ double student_t_quantile(double p, double df);
 // several, the centre's variance is the larger of what the processes' means and what the rounds
 // within them say (the first is unbiased for a balanced design, the second is its floor).
 struct rerun_spread {
-  double centre_var = 0;  // variance of the run's centre (the log of its median) about the long-run centre
-  double df = 0;          // degrees of freedom of that estimate (for Student's t)
-  int rounds = 0;         // rounds in all
-  int processes = 0;      // the processes they came from
-  double round_var = 0;   // the variance of one round (log) within its process, at least the floor it was given
+  double centre_var = 0;   // variance of the run's centre (the log of its median) about the long-run centre
+  double df = 0;           // degrees of freedom of that estimate (for Student's t)
+  int rounds = 0;          // rounds in all
+  int processes = 0;       // the processes they came from
+  double round_var = 0;    // the variance of one round (log) within its process, at least the floor it was given
+  double process_var = 0;  // the variance of one process's mean (log) between processes, at least its floor; 0 with one
   // Half-width, in percent of the median, of the interval in which the median of a re-run of
   // the same design (rounds and processes) falls with `confidence`: t * sqrt(2 * centre_var).
   double rerun_pct(double confidence) const;
@@ -47,9 +48,10 @@ struct rerun_spread {
   double difference_pct(const rerun_spread& other, double confidence) const;
 };
 // From each round's median time and its process key (any int; equal keys: the same process).
-// None with fewer than two rounds. round_var_floor: the least variance of one round (log).
+// None with fewer than two rounds. round_var_floor: the least variance of one round (log);
+// process_var_floor: the least variance of one process's mean (log), where there are several.
 std::optional<rerun_spread> rerun_spread_of(const std::vector<double>& round_ms, const std::vector<int>& process_of,
-                                            double round_var_floor = 0);
+                                            double round_var_floor = 0, double process_var_floor = 0);
 
 struct row_record {
   row_id id;
@@ -61,7 +63,8 @@ struct row_record {
   std::map<std::string, std::string> facts;  // text the row's entries carry (its library's blas_vendor ...): the first
   std::string error;                         // non-empty: the row failed or was skipped
   bool skipped = false;                      // the error is a refusal (memory, a limit), not a failure
-  double device_round_var = 0;  // the median round variance of the run's rows on its device (pool_device_noise)
+  double device_round_var = 0;    // the median round variance of the run's rows on its device (pool_device_noise)
+  double device_process_var = 0;  // the same for the variance of a process's mean, where rows have several
 
   bool ok() const { return error.empty() && !times_ms.empty(); }
   double median_ms() const { return median(times_ms); }
@@ -84,7 +87,9 @@ struct row_record {
   // Whether the row comes from a run that has rounds (a round counter or noise_within_pct).
   bool has_rounds() const { return counters.count("round") || counters.count("noise_within_pct"); }
   // The spread between its repetitions (rounds) and processes: what a re-run would see.
-  std::optional<rerun_spread> spread() const { return rerun_spread_of(times_ms, process_of, device_round_var); }
+  std::optional<rerun_spread> spread() const {
+    return rerun_spread_of(times_ms, process_of, device_round_var, device_process_var);
+  }
   // Whether every repetition's resid passed the HPL check (a row without resid passes).
   bool passed() const;
   std::optional<std::string> axis(const std::string& key) const { return id.axis(key); }
@@ -110,11 +115,12 @@ struct run_summary {
 };
 
 // What the device adds to every row on it (issue 30): each row's rounds vary at least as much as
-// the median row's on the same device. A machine's state (a GPU's clock, a shared host's load, a
-// VM's vCPUs) moves every row on it; a row whose few rounds happened to agree has not shown it
-// is spared, and its own variance, from 4 degrees of freedom, is often far below the truth. On
-// the H200's 10 A/A processes (results/h200/coverage) this floor took the rows below 90% of
-// pairs covered from 4 of 21 to none. Sets every row's device_round_var; load_text calls it.
+// the median row's on the same device, and so do its processes' means. A machine's state (a
+// GPU's clock, a shared host's load, a VM's vCPUs) moves every row on it; a row whose few rounds
+// or processes happened to agree has not shown it is spared, and its own variance, from a few
+// degrees of freedom, is often far below the truth. On the H200's 10 A/A processes
+// (results/h200/coverage) the round floor took the rows below 90% of pairs covered from 4 of 21
+// to none. Sets every row's device_round_var and device_process_var; load_text calls it.
 void pool_device_noise(run_summary& run);
 
 // A row's noise between runs, in % of its median: the larger of the 95% interval a re-run of it
