@@ -47,9 +47,10 @@ SWEEP_FILTER = "^CPU/d(gesv|posv|getrf|getrs|potrf|potrs|gemm)/n:[0-9]+(/nrhs:1)
 def case_kill(exe, work):
     stem, before = earlier_result(exe, work, "killed")
     partial = stem + ".rows.jsonl.partial"
-    # Many rows of a fraction of a second each: the kill lands mid-sweep.
+    # Many rows of a fraction of a second each: the kill lands mid-sweep. One process of 5 rounds
+    # (--rounds alone): kill_processes kills the second process of several.
     args = ["--sizes=32,48,64,96,128", "--precisions=d", "--benchmark_filter=" + SWEEP_FILTER,
-            "--benchmark_min_time=0.05", "--benchmark_out=" + stem + ".json"]
+            "--benchmark_min_time=0.05", "--rounds=5", "--benchmark_out=" + stem + ".json"]
     proc = subprocess.Popen([exe] + args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.time() + 120
     while time.time() < deadline and proc.poll() is None:
@@ -153,9 +154,10 @@ def case_min_time_1x(exe, work):
             fail("exit %d (it crashed with 139 once)\n%s" % (p.returncode, p.stderr))
         reps = sb.repetitions(json.load(open(out)))
         rounds = [b for r in reps.values() for b in r]
-        if len(reps) != 2 or len(rounds) != 10 or any(
+        if len(reps) != 2 or len(rounds) != 12 or any(
                 b.get("error_occurred") or b["iterations"] != calls or b["samples"] != calls for b in rounds):
-            fail("%s %s: expected 2 rows of 5 rounds of exactly %d timed calls: %r" % (args, env, calls, rounds))
+            fail("%s %s: expected 2 rows of 6 rounds (3 processes of 2) of exactly %d timed calls: %r"
+                 % (args, env, calls, rounds))
     for bad in ("0x", "-2x", "x", "1.5x"):
         usage_error(run(exe, F + ["--benchmark_min_time=" + bad]), "'%s' is not a positive number of calls" % bad)
     print("ok: 1x and 3x run exactly that many calls a round; 0x, -2x, x, 1.5x refused")
@@ -230,7 +232,7 @@ def case_write_errors(exe, work):
     if [f for f in os.listdir(work) if f.startswith("keep.json") and f != "keep.json"]:
         fail("a temporary file was left: %s" % os.listdir(work))
     _, kept = load_rows_log(stem + ".rows.jsonl.partial")  # the new rows stay, for a --resume
-    if len(kept) != 21 * 5 or len({b["name"] for b in kept}) != 21:
+    if len(kept) != 21 * 6 or len({b["name"] for b in kept}) != 21:
         fail("the new rows' rounds are not all in the .partial log: %d" % len(kept))
     print("ok: /dev/full refused by name; a rows log and a JSON that cannot be written are named, exit 1, "
           "the earlier result untouched")
@@ -271,7 +273,7 @@ def case_one_writer(exe, work):
     names = sb.repetitions(json.load(open(stem + ".json")))
     _, logged = load_rows_log(stem + ".rows.jsonl")
     if sorted(names) != sorted(listed) or sorted(sb.slots(logged)) != sorted(
-            (name, 0, k) for name in listed for k in range(5)):
+            (name, p, k) for name in listed for p in range(3) for k in range(2)):
         fail("the first run's results are not whole: %d rows in the JSON, %d logged, %d listed"
              % (len(names), len(logged), len(listed)))
     print("ok: --rows_out on another output refused; a second writer refused by name, the first whole")

@@ -65,7 +65,9 @@ void settle_rounds(const program& p, const gb_settings& gb) {
       throw usage_error("--benchmark_repetitions=" + std::to_string(gb.repetitions) +
                         " and --rounds=" + std::to_string(o.rounds) + " disagree (both set the rounds of each row)");
     o.rounds = gb.repetitions;
+    o.rounds_given = true;
   }
+  if (o.rounds_given && !o.processes_given) o.processes = 1;  // the rounds asked for, in one process
   if (o.scan && p.ranks_in_step)
     throw usage_error("--sizes=scan, --nrhs=scan: " + p.name +
                       " cannot scan (its ranks would have to agree on every pass)");

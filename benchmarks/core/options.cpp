@@ -178,7 +178,8 @@ std::vector<flag> common_flags(common_options& o, const std::string& sizes_help)
       {"--rounds", "R", "SOLVE_BENCH_ROUNDS",
        "rounds per row and process: the rows run R times in an order shuffled per round (from --seed), each "
        "time with their problem built anew; the spread of the rounds' medians gives the row's +-, what a re-run "
-       "would see (--benchmark_repetitions=R says the same); a row whose calls are long gets fewer",
+       "would see (--benchmark_repetitions=R says the same); a row whose calls are long gets fewer; given "
+       "without --processes, the R rounds run in one process",
        [&o](const std::string& w, const std::string& v) {
          o.rounds = static_cast<int>(parse_int(w, v, 1, 10000));
          o.rounds_given = true;
@@ -186,8 +187,12 @@ std::vector<flag> common_flags(common_options& o, const std::string& sizes_help)
        [&o] { return std::to_string(o.rounds); }()},
       {"--processes", "K", "SOLVE_BENCH_PROCESSES",
        "processes, one after another, each running every row's rounds and appending them to the same rows "
-       "log; the last one judges and writes; the +- then holds what differs between processes",
-       [&o](const std::string& w, const std::string& v) { o.processes = static_cast<int>(parse_int(w, v, 1, 100)); },
+       "log; the last one judges and writes; the +- then holds what differs between processes (thread pools, "
+       "memory, the GPU context and the library's choices, the minutes each runs in)",
+       [&o](const std::string& w, const std::string& v) {
+         o.processes = static_cast<int>(parse_int(w, v, 1, 100));
+         o.processes_given = true;
+       },
        [&o] { return std::to_string(o.processes); }()},
       {"--progress", "MODE", "SOLVE_BENCH_PROGRESS",
        "progress on stderr: auto (one line redrawn on a terminal, else lines), lines, off (errors still shown)",

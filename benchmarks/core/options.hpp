@@ -49,10 +49,13 @@ struct common_options {
   std::string rows_out;  // JSON-lines log of finished rows ("" = next to --benchmark_out)
   std::string resume;    // --resume: the rows log of an interrupted run to continue
   // Rounds and processes (issue 30): each row is run in `rounds` rounds (its fixture built anew
-  // each time, the rows' order shuffled per round) in each of `processes` processes.
+  // each time, the rows' order shuffled per round) in each of `processes` processes. A binary
+  // that may re-execute itself sets its default design before its flags are made (solve_bench:
+  // 3 processes of 2 rounds); rounds asked for alone run in one process (settle_rounds).
   int rounds = 5;
   int processes = 1;
   bool rounds_given = false;      // --rounds (or its variable) was given: --benchmark_repetitions must agree
+  bool processes_given = false;   // --processes (or its variable) was given
   std::string progress = "auto";  // auto (redrawn on a terminal, lines otherwise), lines, off
   // --sizes=scan:LO..HI or --nrhs=scan:LO..HI (core/scan.hpp): the axis's list is the coarse grid,
   // bisected afterwards by at most scan_extra rows, and by no pass that starts after scan_budget_s.
