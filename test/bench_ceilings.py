@@ -4,10 +4,10 @@
 usage: bench_ceilings.py CASE SOLVE_BENCH WORKDIR [SOLVE_BENCH_CHECKS]
   ceilings     the default row list has no probe rows and --ceilings=on adds them (and nothing
                else); a tiny CPU run with them gives every factorization row of n >= 4 nb its
-               headroom and dominating term (a driver's with its getrs or potrs row), the rows
-               below 4 nb none and the reason, the verdict says it, solve_bench_checks
-               --rows-json writes the rows' pct_of_peak, pct_of_gemm and headroom, and without the
-               flag the verdict says how to get a bound
+               headroom, dominating term and a serial sum no lower than the bound (a driver's with
+               its getrs or potrs row), the rows below 4 nb none and the reason, the verdict says
+               it, solve_bench_checks --rows-json writes the rows' pct_of_peak, pct_of_gemm and
+               headroom, and without the flag the verdict says how to get a bound
 """
 
 import json
@@ -62,6 +62,8 @@ def case_ceilings(exe, work):
         if abs(b["ms"] - b["update_ms"] - b["panel_ms"] - b["transfer_ms"] - b["solve_ms"]) > 1e-9 * b["ms"] \
                 or b["nb"] != 256:
             fail("%s: the bound is not the sum of its terms at nb 256: %r" % (name, b))
+        if not b["serial_ms"] >= b["ms"] * (1 - 1e-9):
+            fail("%s: the floor is above the serial sum: %r" % (name, b))
         if abs(r["headroom"] - r["ms"] / b["ms"]) > 1e-9 * r["headroom"]:
             fail("%s: headroom is not the time over the bound: %r" % (name, r))
         if not (0 < r["pct_of_peak"] < 100) or not r["pct_of_gemm"] or r["gemm_row"] != "CPU/dgemm/n:1024":

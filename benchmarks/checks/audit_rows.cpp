@@ -239,9 +239,9 @@ std::optional<std::string> noisy_row(const rule_input& in, std::vector<finding>&
   return std::nullopt;
 }
 
-// A row faster than the bound its own run's probes give (ceilings.cpp): the bound leaves out
-// something the library does (overlap of panel and update, a different blocking) or a probe is
-// slow, so the bound is wrong, not the row.
+// A row faster than the bound its own run's probes give (ceilings.cpp: the critical path of a
+// look-ahead of one, a call's latency per block): the bound leaves out something the library does
+// (a deeper look-ahead, a different blocking) or a probe is slow, so the bound is wrong, not the row.
 std::optional<std::string> bound_beaten(const rule_input& in, std::vector<finding>& out) {
   const ceilings_report report = ceilings_of(in.run);
   if (!report.probes) return std::nullopt;  // the verdict says how to get a bound
@@ -260,11 +260,12 @@ std::optional<std::string> bound_beaten(const rule_input& in, std::vector<findin
         ids.push_back(p->id);
         if (loaded.empty() && !load_met(*p).empty()) loaded = p->name + ": " + load_met(*p);
       }
-    const std::string what = c.row + " takes " + sig3(c.ms) + " ms, " + times(*c.headroom) + " its bound of " +
-                             sig3(c.bound->total_ms()) + " ms (updates " + sig3(c.bound->update_ms) + " ms, panels " +
-                             sig3(c.bound->panel_ms) + " ms, transfers " + sig3(c.bound->transfer_ms) + " ms, solve " +
-                             sig3(c.bound->solve_ms) + " ms at nb = " + std::to_string(c.nb) +
-                             (c.bound_leaves_out.empty() ? "" : "; " + c.bound_leaves_out) + ")";
+    const std::string what =
+        c.row + " takes " + sig3(c.ms) + " ms, " + times(*c.headroom) + " its bound of " + sig3(c.bound->total_ms()) +
+        " ms (on its critical path updates " + sig3(c.bound->update_ms) + " ms, panels " + sig3(c.bound->panel_ms) +
+        " ms; transfers " + sig3(c.bound->transfer_ms) + " ms, solve " + sig3(c.bound->solve_ms) +
+        " ms; the serial sum " + sig3(c.bound->serial_total_ms()) + " ms; nb = " + std::to_string(c.nb) +
+        (c.bound_leaves_out.empty() ? "" : "; " + c.bound_leaves_out) + ")";
     if (!loaded.empty()) {
       out.push_back({"bound_beaten", severity_note, ids,
                      what + ". Not judged: other work loaded the host (" + loaded + "); rerun on a quiet machine."});
@@ -273,7 +274,7 @@ std::optional<std::string> bound_beaten(const rule_input& in, std::vector<findin
     out.push_back({"bound_beaten", severity_warning, ids,
                    what + ", beyond " + percent(1 - 1 / limits::bound_tolerance) +
                        " and the noise of the row and of its bound's rows (" + sig3(100 * noise) +
-                       "%): the bound is wrong for this library (it overlaps the panels with the updates, or "
+                       "%): the bound is wrong for this library (it looks further ahead than one panel, or "
                        "blocks otherwise), or a probe ran slow."});
   }
   return std::nullopt;

@@ -67,13 +67,13 @@ probe_rates rates_for(const run_summary& run, const row_record& of) {
     out.nb = *nb;
     out.rows.push_back(p.name);
     out.noise_pct = std::max(out.noise_pct, rerun_noise_pct(p));
-    const auto point = std::make_pair(static_cast<double>(p.id.n), *rate);
-    if (p.id.op == ops::gemm_update.name) out.update.points.push_back(point);
-    else if (p.id.op == ops::getrf_panel.name) out.panel.points.push_back(point);
-    else if (p.id.op == ops::trsm_panel.name) out.trsm.points.push_back(point);
-    else if (p.id.op == ops::potrf_block.name) out.block_gflops = *rate;
+    probe_curve* curve = p.id.op == ops::gemm_update.name   ? &out.update
+                         : p.id.op == ops::getrf_panel.name ? &out.panel
+                         : p.id.op == ops::trsm_panel.name  ? &out.trsm
+                         : p.id.op == ops::potrf_block.name ? &out.block
+                                                            : nullptr;
+    if (curve) curve->add(static_cast<double>(p.id.n), *rate, p.median_ms());
   }
-  for (auto* c : {&out.update, &out.panel, &out.trsm}) std::sort(c->points.begin(), c->points.end());
   return out;
 }
 
@@ -102,6 +102,20 @@ void add_solve(const run_summary& run, const row_record& driver, const operation
                        device_name(id.device);
 }
 
+// One piece of a block as a call of its own: its time, and the part of it that is the call's
+// latency (its probe's, at most the piece's own time: a piece smaller than its probe's smallest
+// call costs no more than the serial sum says).
+struct piece {
+  double ms = 0, latency_ms = 0;
+  double work_ms() const { return ms - latency_ms; }
+};
+
+piece timed(const probe_curve& c, flop_counts counts, double m) {
+  const double gflops = c.rate_at(m);
+  const double ms = gflops > 0 ? flops<double>(counts) / gflops / 1e6 : 0.0;
+  return {ms, std::min(ms, c.latency_ms)};
+}
+
 const char* const term_names[] = {"update", "panel", "transfer", "solve"};
 
 }  // namespace
@@ -120,6 +134,11 @@ double bound_terms::share(const std::string& term) const {
   return transfer_ms / total;
 }
 
+void probe_curve::add(double m, double gflops, double ms) {
+  if (points.empty() || m < points.front().first) latency_ms = ms;
+  points.insert(std::upper_bound(points.begin(), points.end(), std::make_pair(m, gflops)), {m, gflops});
+}
+
 double probe_curve::rate_at(double m) const {
   if (points.empty()) return 0;
   if (m <= points.front().first) return points.front().second;
@@ -132,21 +151,33 @@ double probe_curve::rate_at(double m) const {
 
 bool probe_rates::covers(factorization f) const {
   if (nb <= 0 || update.empty() || trsm.empty()) return false;
-  return f == factorization::lu ? !panel.empty() : block_gflops.has_value();
+  return f == factorization::lu ? !panel.empty() : !block.empty();
 }
 
 bound_terms blocked_bound(const probe_rates& r, factorization family, std::int64_t n) {
   bound_terms t;
-  if (!r.covers(family)) return t;
-  const auto ms = [](flop_counts c, double gflops) { return gflops > 0 ? flops<double>(c) / gflops / 1e6 : 0.0; };
+  if (!r.covers(family) || n <= 0) return t;
+  std::vector<std::pair<double, double>> blocks;  // (P_k, U_k): panel with the block's latency, update
   for (std::int64_t k = 0; k < n; k += r.nb) {
     const double m = static_cast<double>(n - k), w = static_cast<double>(std::min(r.nb, n - k)), rest = m - w;
-    if (family == factorization::lu) t.panel_ms += ms(getrf_counts(m, w), r.panel.rate_at(m));
-    else t.panel_ms += ms(potrf_counts(w), *r.block_gflops);
-    if (rest <= 0) continue;
-    t.panel_ms += ms(trsm_counts(w, rest), r.trsm.rate_at(rest));
-    const flop_counts update = family == factorization::lu ? gemm_counts(rest, rest, w) : syrk_counts(rest, w);
-    t.update_ms += ms(update, r.update.rate_at(rest));
+    const piece panel =
+        family == factorization::lu ? timed(r.panel, getrf_counts(m, w), m) : timed(r.block, potrf_counts(w), w);
+    piece trsm, update;
+    if (rest > 0) {
+      trsm = timed(r.trsm, trsm_counts(w, rest), rest);
+      update = timed(r.update, family == factorization::lu ? gemm_counts(rest, rest, w) : syrk_counts(rest, w), rest);
+    }
+    t.serial_ms += panel.ms + trsm.ms + update.ms;
+    // A library that runs a block's pieces back to back, or fused, pays one call's latency for them.
+    const double latency = std::max({panel.latency_ms, trsm.latency_ms, update.latency_ms});
+    blocks.emplace_back(latency + panel.work_ms() + trsm.work_ms(), update.work_ms());
+  }
+  // The critical path: each block's update beside the next block's panel, whichever is longer.
+  t.panel_ms = blocks.front().first;
+  for (std::size_t k = 0; k < blocks.size(); ++k) {
+    const double next_panel = k + 1 < blocks.size() ? blocks[k + 1].first : 0.0;
+    if (next_panel > blocks[k].second) t.panel_ms += next_panel;
+    else t.update_ms += blocks[k].second;
   }
   return t;
 }

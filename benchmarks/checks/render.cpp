@@ -210,6 +210,7 @@ json ceiling_json(const row_ceiling& c) {
                   {"panel_ms", number(c.bound->panel_ms)},
                   {"transfer_ms", number(c.bound->transfer_ms)},
                   {"solve_ms", number(c.bound->solve_ms)},
+                  {"serial_ms", number(c.bound->serial_total_ms())},
                   {"solve_row", c.solve_row.empty() ? json(nullptr) : json(c.solve_row)},
                   {"leaves_out", c.bound_leaves_out.empty() ? json(nullptr) : json(c.bound_leaves_out)},
                   {"dominant", c.bound->dominant()},
