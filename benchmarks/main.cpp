@@ -24,10 +24,11 @@ int main(int argc, char** argv) {
   bench::cpu_library::restart_for_namespaces(argv);
   if (quieted) execv("/proc/self/exe", argv);  // returns only where it failed: the run goes on as it was
   bench::common_options common;
-  // What one process cannot see (issue 30): 3 processes of 2 rounds each, so that the +- holds a
-  // re-run in another process (docs/reading-the-output.md: what each design covered on both machines).
+  // What one process cannot see (issue 30): 3 processes of one round each, so that the +- holds a
+  // re-run in another process at the cost of today's sweep (docs/reading-the-output.md: what each
+  // design covered, and cost, on both machines).
   common.processes = 3;
-  common.rounds = 2;
+  common.rounds = 1;
   bench::gpu_options gpu;
   bench::mixed_options mixed;
   bench::batched_options batched;

@@ -154,9 +154,9 @@ def case_min_time_1x(exe, work):
             fail("exit %d (it crashed with 139 once)\n%s" % (p.returncode, p.stderr))
         reps = sb.repetitions(json.load(open(out)))
         rounds = [b for r in reps.values() for b in r]
-        if len(reps) != 2 or len(rounds) != 12 or any(
+        if len(reps) != 2 or len(rounds) != 6 or any(
                 b.get("error_occurred") or b["iterations"] != calls or b["samples"] != calls for b in rounds):
-            fail("%s %s: expected 2 rows of 6 rounds (3 processes of 2) of exactly %d timed calls: %r"
+            fail("%s %s: expected 2 rows of 3 rounds (3 processes of one) of exactly %d timed calls: %r"
                  % (args, env, calls, rounds))
     for bad in ("0x", "-2x", "x", "1.5x"):
         usage_error(run(exe, F + ["--benchmark_min_time=" + bad]), "'%s' is not a positive number of calls" % bad)
@@ -232,7 +232,7 @@ def case_write_errors(exe, work):
     if [f for f in os.listdir(work) if f.startswith("keep.json") and f != "keep.json"]:
         fail("a temporary file was left: %s" % os.listdir(work))
     _, kept = load_rows_log(stem + ".rows.jsonl.partial")  # the new rows stay, for a --resume
-    if len(kept) != 21 * 6 or len({b["name"] for b in kept}) != 21:
+    if len(kept) != 21 * 3 or len({b["name"] for b in kept}) != 21:
         fail("the new rows' rounds are not all in the .partial log: %d" % len(kept))
     print("ok: /dev/full refused by name; a rows log and a JSON that cannot be written are named, exit 1, "
           "the earlier result untouched")
@@ -273,7 +273,7 @@ def case_one_writer(exe, work):
     names = sb.repetitions(json.load(open(stem + ".json")))
     _, logged = load_rows_log(stem + ".rows.jsonl")
     if sorted(names) != sorted(listed) or sorted(sb.slots(logged)) != sorted(
-            (name, p, k) for name in listed for p in range(3) for k in range(2)):
+            (name, p, 0) for name in listed for p in range(3)):
         fail("the first run's results are not whole: %d rows in the JSON, %d logged, %d listed"
              % (len(names), len(logged), len(listed)))
     print("ok: --rows_out on another output refused; a second writer refused by name, the first whole")
@@ -466,8 +466,9 @@ def case_sticky(exe, work):
         fail("the faulted row must name the CUDA error, in its one round: %r" % hit)
     others = [b for b in rows if b["name"] != faulty + "/manual_time"]
     bad = [(b["name"], b.get("error_message")) for b in others if b.get("error_occurred") or not b["resid"] < THRESHOLD]
-    if bad or any(len(r) != 5 for name, r in reps.items() if name != faulty + "/manual_time"):
-        fail("every other row must run its 5 rounds and pass, the GPU ones in the fresh process: %r" % bad)
+    if bad or any(len(r) != 3 for name, r in reps.items() if name != faulty + "/manual_time"):
+        fail("every other row must run its 3 rounds (one in each of 3 processes) and pass, the GPU ones in a "
+             "fresh process: %r" % bad)
     listed = run(exe, args + ["--benchmark_list_tests=true"], env).stdout.split()
     names = list(reps)
     if sorted(names) != sorted(listed) or not any(n.startswith("GPU/") for n in names if n != faulty + "/manual_time"):

@@ -120,7 +120,10 @@ struct run_summary {
 // or processes happened to agree has not shown it is spared, and its own variance, from a few
 // degrees of freedom, is often far below the truth. On the H200's 10 A/A processes
 // (results/h200/coverage) the round floor took the rows below 90% of pairs covered from 4 of 21
-// to none. Sets every row's device_round_var and device_process_var; load_text calls it.
+// to none. The process floor is the median of the rows' variances between processes, each from
+// a few degrees of freedom, divided by the median of chi-squared(df) / df: the plain median of
+// 2-df estimates is 0.69 of a variance they share. Sets every row's device_round_var and
+// device_process_var; load_text calls it.
 void pool_device_noise(run_summary& run);
 
 // A row's noise between runs, in % of its median: the larger of the 95% interval a re-run of it

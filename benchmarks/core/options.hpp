@@ -51,7 +51,7 @@ struct common_options {
   // Rounds and processes (issue 30): each row is run in `rounds` rounds (its fixture built anew
   // each time, the rows' order shuffled per round) in each of `processes` processes. A binary
   // that may re-execute itself sets its default design before its flags are made (solve_bench:
-  // 3 processes of 2 rounds); rounds asked for alone run in one process (settle_rounds).
+  // 3 processes of one round); rounds asked for alone run in one process (settle_rounds).
   int rounds = 5;
   int processes = 1;
   bool rounds_given = false;      // --rounds (or its variable) was given: --benchmark_repetitions must agree
