@@ -151,6 +151,7 @@ struct estimate {
   std::optional<double> interval_pct;
   std::string from, why_not;
   bool at_best = false;
+  std::string at_best_why;  // why the interval decides nothing: what it leaves out
 };
 
 estimate unpaired(const row_record& b, const row_record& n, const side_spread& bs, const side_spread& ns,
@@ -166,6 +167,15 @@ estimate unpaired(const row_record& b, const row_record& n, const side_spread& b
       e.interval_pct = 100.0 * std::expm1(std::max(hl->estimate - hl->lo, hl->hi - hl->estimate));
       e.from = std::to_string(x.size()) + " against " + std::to_string(y.size()) +
                " processes (the median of their differences, distribution-free)";
+    } else if (bs.spread && ns.spread) {
+      // Too few processes for a distribution-free bound: their spread under Student's t still
+      // says what the inputs could detect, and decides nothing (a few modes are not normal).
+      e.interval_pct = bs.spread->difference_pct(*ns.spread, confidence);
+      e.from = std::to_string(x.size()) + " against " + std::to_string(y.size()) + " processes (Student's t)";
+      e.at_best = true;
+      e.at_best_why = std::to_string(x.size()) + " against " + std::to_string(y.size()) +
+                      " processes bound no change distribution-free (a time that takes a few modes from process to "
+                      "process is not normal)";
     } else {
       e.why_not = std::to_string(x.size()) + " against " + std::to_string(y.size()) +
                   " processes cannot bound a change at " + format("%.4g", 100 * confidence) + "%";
@@ -183,6 +193,10 @@ estimate unpaired(const row_record& b, const row_record& n, const side_spread& b
     }
     e.at_best = one && !history && x.size() < static_cast<std::size_t>(limits::min_processes);
     e.at_best = e.at_best || (one && !history && y.size() < static_cast<std::size_t>(limits::min_processes));
+    if (e.at_best)
+      e.at_best_why =
+          "one process a side: what another process adds is unmeasured (processes of one build differ by up to "
+          "50% on a shared 2-core machine)";
   }
   if (!e.interval_pct && e.why_not.empty())
     e.why_not = std::string(!bs.spread && !ns.spread ? "each side is one round"
@@ -227,9 +241,7 @@ void judge(row_change& ch, const row_record& b, const row_record& n, const run_h
       "the " + format("%.4g", 100 * confidence) + "% interval ±" + pct(*e.interval_pct) + " from " + e.from;
   if (e.at_best) {
     ch.status = "undecided";
-    ch.why = change + " against " + interval +
-             ", but one process a side: what another process adds is unmeasured "
-             "(processes of one build differ by up to 50% on a shared 2-core machine), so it can detect ≥ " +
+    ch.why = change + " against " + interval + ", but " + e.at_best_why + ", so it can detect ≥ " +
              pct(*ch.threshold_pct) + " at best and calls nothing";
     return;
   }
