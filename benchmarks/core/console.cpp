@@ -85,7 +85,8 @@ std::string count_of(int n, const std::string& what) {
 // What the +- column is, said once above the header: how many rounds and processes it comes from.
 std::string what_the_interval_is(const display_options& o) {
   const std::string from = o.processes > 1
-                               ? count_of(o.processes, "process") + " of " + count_of(o.rounds, "round") + " each"
+                               ? count_of(o.processes, "process") + " of " +
+                                     (o.rounds == 1 ? std::string("one round") : count_of(o.rounds, "round")) + " each"
                                : count_of(o.rounds, "round") + " in one process";
   std::string text = "time: the median of a row's rounds; ±: a re-run lands within it 19 times in 20, from " + from +
                      " (a row with fewer says so), no narrower than its device's median row";
