@@ -104,6 +104,13 @@ def case_scan(exe, work):
     audit = json.load(open(stem + ".audit.json"))
     if "cliffs" not in audit["audit"]["rules_checked"]:
         fail("the cliffs rule did not run on a scan: %s" % json.dumps(audit)[:2000])
+    # Without --rounds a scan is one process of 5 rounds: its passes are judged from the rounds it has.
+    p = run(exe, ["--precisions=d", "--benchmark_min_time=3x", "--benchmark_filter=^CPU/dgetrf/", "--sizes=scan:16..24",
+                  "--benchmark_out=" + stem + "-default.json"])
+    doc = json.load(open(stem + "-default.json"))
+    design = {(b["processes"], b["rounds"]) for b in doc["benchmarks"] if b.get("run_type") == "iteration"}
+    if p.returncode != 0 or design != {(1, 5)} or "process 2 of" in p.stderr:
+        fail("a scan with the default design: exit %d, (processes, rounds) %r\n%s" % (p.returncode, design, p.stderr))
     p, rows, _ = listed(exe, ["--precisions=d", "--sizes=64", "--nrhs=scan:1..256", "--benchmark_filter=^CPU-driver/dgesv/"])
     if sorted(int(r.split("nrhs:")[1].split("/")[0]) for r in rows) != [1, 2, 4, 8, 16, 32, 64, 128, 256]:
         fail("--nrhs=scan:1..256 lists the coarse grid: %s" % rows)

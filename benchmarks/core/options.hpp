@@ -52,7 +52,8 @@ struct common_options {
   // each time, the rows' order shuffled per round) in each of `processes` processes. A binary
   // that may re-execute itself sets its default design before its flags are made (solve_bench:
   // 3 processes of one round); rounds asked for alone run in one process (settle_rounds).
-  int rounds = 5;
+  static constexpr int one_process_rounds = 5;  // the rounds of a design of one process
+  int rounds = one_process_rounds;
   int processes = 1;
   bool rounds_given = false;      // --rounds (or its variable) was given: --benchmark_repetitions must agree
   bool processes_given = false;   // --processes (or its variable) was given
