@@ -114,6 +114,13 @@ sb::row_record rounds_row(const std::vector<double>& ms, std::map<std::string, s
   return r;
 }
 
+// The row as another row (its id from its name).
+sb::row_record named(const std::string& name, sb::row_record r) {
+  r.id = sb::legacy_row_id(name);
+  r.name = r.id.name();
+  return r;
+}
+
 TEST(RowNoise, WithRoundsItIsTheReRunInterval) {
   const auto r = rounds_row({1.0, 1.1, 0.9, 1.05, 0.95},
                             {{"round", {0, 1, 2, 3, 4}}, {"noise_within_pct", {0.2, 0.3, 0.1, 0.4, 0.2}}});
@@ -158,10 +165,7 @@ TEST(RowNoise, ARoundsCounterInARowLogIsRead) {
 TEST(RowNoise, ARowIsHeldToTheMedianRowOfItsDevice) {
   sb::run_summary run;
   const auto add = [&](const std::string& name, const std::vector<double>& ms) {
-    auto r = rounds_row(ms, {{"round", {0, 1, 2, 3, 4}}});
-    r.id = sb::legacy_row_id(name);
-    r.name = r.id.name();
-    run.rows.push_back(r);
+    run.rows.push_back(named(name, rounds_row(ms, {{"round", {0, 1, 2, 3, 4}}})));
   };
   const std::vector<double> spread = {1.0, 1.1, 0.9, 1.05, 0.95}, steady = {1.0, 1.0001, 0.9999, 1.0, 1.0};
   add("CPU/dgemm/n:64", spread);
@@ -184,9 +188,7 @@ TEST(RowNoise, ARowsProcessesAreHeldToTheMedianRowOfItsDevice) {
   const auto add = [&](const std::string& name, const std::vector<double>& ms) {
     auto r = rounds_row(ms, {{"round", {0, 1, 0, 1, 0, 1}}});
     r.process_of = {0, 0, 1, 1, 2, 2};
-    r.id = sb::legacy_row_id(name);
-    r.name = r.id.name();
-    run.rows.push_back(r);
+    run.rows.push_back(named(name, r));
   };
   // Processes 10% apart, steady within each; and a row whose processes agree to 0.01%.
   const std::vector<double> apart = {1.0, 1.0, 1.1, 1.1, 1.2, 1.2}, agree = {1.0, 1.0, 1.0001, 1.0001, 0.9999, 0.9999};
