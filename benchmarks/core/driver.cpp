@@ -67,13 +67,10 @@ void settle_rounds(const program& p, const gb_settings& gb) {
     o.rounds = gb.repetitions;
     o.rounds_given = true;
   }
-  if (o.rounds_given && !o.processes_given) o.processes = 1;  // the rounds asked for, in one process
-  // A scan decides its passes of bisection from the rounds it has (core/scan.hpp): each process
-  // of the default design would have one round, no noise, and nothing to bisect.
-  if (o.scan && !o.rounds_given && !o.processes_given) {
-    o.processes = 1;
-    o.rounds = common_options::one_process_rounds;
-  }
+  // Rounds asked for alone run in one process; a scan judges its passes from its rounds
+  // (core/scan.hpp), and the default's one round a process would give it no noise to judge by.
+  if (o.scan && !o.rounds_given && !o.processes_given) o.rounds = common_options::one_process_rounds;
+  if ((o.rounds_given || o.scan) && !o.processes_given) o.processes = 1;
   if (o.scan && p.ranks_in_step)
     throw usage_error("--sizes=scan, --nrhs=scan: " + p.name +
                       " cannot scan (its ranks would have to agree on every pass)");
