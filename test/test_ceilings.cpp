@@ -338,7 +338,8 @@ TEST(Ceilings, VerdictNamesHeadroomAndTheDominatingTerm) {
 
 TEST(Ceilings, BoundBeatenNamesARowFasterThanItsBound) {
   run_summary run = run_with_probes();
-  const double bound = ceilings_of(run).find("CPU/dgetrf/n:4096")->bound->total_ms();
+  const ceilings_report report = ceilings_of(run);
+  const double bound = report.find("CPU/dgetrf/n:4096")->bound->total_ms();
   auto& getrf = testing::find_row(run, "CPU/dgetrf/n:4096");
   const double fast = bound / 2;
   getrf.times_ms = {fast, fast, fast};
@@ -372,7 +373,8 @@ TEST(Ceilings, BoundBeatenIsSilentOnALibraryThatOverlapsItsPanels) {
   overlapped += update_before;
   ASSERT_LT(overlapped * limits::bound_tolerance, serial);  // the serial sum would call it beaten
   run.rows.push_back(rated("CPU/dgetrf/n:1024", overlapped, 100));
-  const row_ceiling* c = ceilings_of(run).find("CPU/dgetrf/n:1024");
+  const ceilings_report report = ceilings_of(run);
+  const row_ceiling* c = report.find("CPU/dgetrf/n:1024");
   ASSERT_TRUE(c && c->bound);
   EXPECT_NEAR(c->bound->serial_total_ms(), serial, 1e-9);
   EXPECT_GE(*c->headroom, 1);
@@ -397,7 +399,8 @@ TEST(Ceilings, BoundBeatenIsSilentOnRowsAtOrAboveTheirBound) {
 TEST(Ceilings, BoundBeatenOnALoadedProbeIsANote) {
   run_summary run = run_with_probes();
   auto& getrf = testing::find_row(run, "CPU/dgetrf/n:4096");
-  const double fast = ceilings_of(run).find("CPU/dgetrf/n:4096")->bound->total_ms() / 2;
+  const ceilings_report report = ceilings_of(run);
+  const double fast = report.find("CPU/dgetrf/n:4096")->bound->total_ms() / 2;
   getrf.times_ms = {fast, fast, fast};
   for (auto& r : run.rows)
     if (r.id.path == row_path::probe) r.counters["cpu_other_busy"] = {1.5, 1.5, 1.5};

@@ -182,7 +182,7 @@ bound_terms blocked_bound(const probe_rates& r, factorization family, std::int64
   return t;
 }
 
-const row_ceiling* ceilings_report::find(const std::string& row) const {
+const row_ceiling* ceilings_report::find(const std::string& row) const& {
   for (const auto& c : rows)
     if (c.row == row) return &c;
   return nullptr;

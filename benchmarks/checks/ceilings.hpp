@@ -82,7 +82,8 @@ struct row_ceiling {
 struct ceilings_report {
   std::vector<row_ceiling> rows;  // every plain solve and factorization row that finished, in run order
   bool probes = false;            // the run timed probe rows
-  const row_ceiling* find(const std::string& row) const;
+  const row_ceiling* find(const std::string& row) const&;
+  const row_ceiling* find(const std::string& row) const&& = delete;  // would point into a dead report
 };
 
 ceilings_report ceilings_of(const run_summary& run);
