@@ -266,7 +266,8 @@ TEST(History, IsRobustToTheStepsItHolds) {
   for (double level : {5.0, 10.0, 5.0})
     for (double t : lognormal(level, 10, 0.01, rng)) ms.push_back(t);
   const store_dir store(ms);
-  const auto s = sb::load_history(store.path(), "vm").find(gesv)->per_run();
+  const sb::run_history history = sb::load_history(store.path(), "vm");
+  const auto s = history.find(gesv)->per_run();
   ASSERT_TRUE(s);
   EXPECT_LT(std::sqrt(s->centre_var), 0.02);  // the two steps do not count as spread
 }

@@ -87,7 +87,7 @@ std::optional<double> row_history::detectable_step_pct(int runs_after, double co
   return 100.0 * std::expm1(student_t_quantile(0.5 + confidence / 2, s->df) * se);
 }
 
-const row_history* run_history::find(const row_id& id) const {
+const row_history* run_history::find(const row_id& id) const& {
   for (const auto& r : rows)
     if (r.id == id) return &r;
   return nullptr;

@@ -33,7 +33,8 @@ struct run_history {
   std::string store, testbed;
   std::size_t runs = 0;  // stored runs read
   std::vector<row_history> rows;
-  const row_history* find(const row_id& id) const;
+  const row_history* find(const row_id& id) const&;
+  const row_history* find(const row_id& id) const&& = delete;  // would point into a dead history
 };
 
 // The testbeds of a store: its folders that hold stored runs, sorted. Throws load_error when
