@@ -32,7 +32,9 @@
 #              GPU/dgemm/n:1024 processes log cuBLASLt's kernel choice -> spread/, spread.txt
 #   gate       the pull-request gate on this build as both sides, GPU rows of 1.7-40 ms: each word
 #              of GATE_RUNS (default "aa aa planted") one .ci/bench-pr run, "planted" with
-#              GPU/dgesv/n:4096 made 10% slower on the head -> gate-outcomes.txt, gate-<k>-*/
+#              GPU/dgesv/n:4096 made 10% slower on the head -> gate-outcomes.txt, gate-<k>-*/;
+#              each run may take GATE_LIMIT s (280): a planted row is re-run to its 64th pair,
+#              which 280 s cut short on 2026-12-04, so run one planted gate a call with 450
 #   ab3        issue 33's A/B: .carry/old against this tree, GPU dgesv/dgetrf/dgemm at 4096, 8192 with
 #              the defaults, AB_PAIRS (7) pairs in random order -> ab3-compare.json, ab3-compare.md
 #   coverage   issue 30's A/A: COVERAGE_RUNS (10) processes of GPU rows at n = 1024..8192 with the
@@ -297,7 +299,7 @@ for mode in "$@"; do
         [ "$kind" = planted ] && slow='SOLVE_BENCH_TEST_SLOWDOWN=^GPU/dgesv/n:4096/nrhs:1$=0.10'
         t0=$SECONDS
         BENCH_BASE_BUILD=$BUILD BENCH_HEAD_BUILD=$BUILD BENCH_HEAD_ENV="$slow" PYTHON=python3 \
-          step 280 "gate-$k-$kind" .ci/bench-pr . . "$WORK/gate-$k-$kind" --precisions=d --sizes=4096,8192 \
+          step "${GATE_LIMIT:-280}" "gate-$k-$kind" .ci/bench-pr . . "$WORK/gate-$k-$kind" --precisions=d --sizes=4096,8192 \
           --benchmark_filter='^GPU/d(gesv|posv|getrf|potrf|gemm)/n:[0-9]+(/nrhs:1)?/manual_time$' \
           --benchmark_repetitions=4 --benchmark_enable_random_interleaving=true --benchmark_min_time=0.1s
         echo "gate-$k-$kind rc=$? $((SECONDS - t0)) s | $(grep '^bench-pr: \(passed\|FAILED\|UNDECIDED\)' "$LOG" | tail -1)" >> "$WORK/gate-outcomes.txt"
