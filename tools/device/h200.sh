@@ -34,7 +34,7 @@
 #              of GATE_RUNS (default "aa aa planted") one .ci/bench-pr run, "planted" with
 #              GPU/dgesv/n:4096 made 10% slower on the head -> gate-outcomes.txt, gate-<k>-*/;
 #              each run may take GATE_LIMIT s (280): a planted row is re-run to its 64th pair,
-#              which 280 s cut short on 2026-12-04, so run one planted gate a call with 450
+#              which 280 s cut short on 2026-12-04: run one planted gate a call with GATE_LIMIT=480
 #   ab3        issue 33's A/B: .carry/old against this tree, GPU dgesv/dgetrf/dgemm at 4096, 8192 with
 #              the defaults, AB_PAIRS (7) pairs in random order -> ab3-compare.json, ab3-compare.md
 #   coverage   issue 30's A/A: COVERAGE_RUNS (10) processes of GPU rows at n = 1024..8192 with the
