@@ -39,42 +39,6 @@ class cpu_rows_backend final : public row_backend {
   }
 };
 
-// The sampling loop's stopping rule for one round (sampling's comment); the noise is looked at again only
-// once the sample has grown by a tenth, so that fast rows with many samples stay cheap.
-class sampler {
- public:
-  explicit sampler(const sampling& s) : s_(s), wall0_(std::chrono::steady_clock::now()) {}
-  bool enough() {
-    const auto m = static_cast<long long>(ms_.size());
-    if (s_.exact > 0) return m >= s_.exact;
-    if (m >= 1 && timed_ >= s_.long_cap) return true;
-    // A call far shorter than what surrounds it (the GPU's hold, a restore) would take many times
-    // min_time of wall clock to add up to min_time: GPU/dgemm/n:256's 6 us took 0.56 s a round.
-    if (m >= s_.noise_samples && seconds_since(wall0_) >= s_.max_wall_factor * s_.min_time) return true;
-    if (m < s_.min_samples || timed_ < s_.min_time) return false;
-    if (timed_ >= s_.max_time) return true;
-    // A round of a few long calls stops at min_time: more of them would narrow this round's own
-    // interval, where the row's +- comes from its rounds.
-    if (m < s_.noise_samples) return true;
-    if (m < next_check_) return false;
-    next_check_ = std::max(m + 1, m + m / 10);
-    const auto noise = median_noise_pct(ms_);
-    return noise && *noise <= s_.max_noise_pct;
-  }
-  void add(double seconds) {
-    ms_.push_back(seconds * 1e3);
-    timed_ += seconds;
-  }
-  const std::vector<double>& ms() const { return ms_; }
-
- private:
-  const sampling& s_;
-  std::chrono::steady_clock::time_point wall0_;
-  std::vector<double> ms_;
-  double timed_ = 0;
-  long long next_check_ = 0;
-};
-
 // At most this many samples per call go to the rows log: an even subsample of a fast row's many.
 constexpr std::size_t kept_samples = 256;
 std::vector<double> subsample(const std::vector<double>& v) {
@@ -170,6 +134,7 @@ void session::run_row(benchmark::State& state, row_key k) {
     state.counters["resid"] = resid;
     state.counters["samples"] = static_cast<double>(ms.size());
     if (const auto noise = median_noise_pct(ms)) state.counters["noise_within_pct"] = *noise;
+    if (const auto drift = samples.drift_pct()) state.counters["drift_pct"] = *drift;
     const double restore_pct = wall > 0 ? 100.0 * std::max(0.0, wall - timed) / wall : 0;
     state.counters["restore_pct"] = restore_pct;
     f.add_counters(state);

@@ -1,5 +1,5 @@
-// What every row shares: its backend's hooks, the sampling policy of a round, the round it
-// belongs to; the session (core/session.hpp) registers rows and runs them.
+// What every row shares: its backend's hooks, the round it belongs to (the sampling policy of a
+// round: core/sampler.hpp); the session (core/session.hpp) registers rows and runs them.
 #pragma once
 
 #include <benchmark/benchmark.h>
@@ -17,6 +17,7 @@
 
 #include "checks/row_id.hpp"
 #include "core/fixture.hpp"
+#include "core/sampler.hpp"
 #include "solvebench/row_monitor.hpp"
 
 namespace solvebench::bench {
@@ -53,26 +54,6 @@ class row_backend {
   std::string name_;  // "CPU rows", "GPU rows": how the run names them when a probe is missing
   std::unique_ptr<row_monitor> monitor_;
   nlohmann::ordered_json row_fields_ = nlohmann::ordered_json::object();
-};
-// How long one round of a row samples: until it has min_samples calls and min_time seconds
-// timed; then, where it has noise_samples calls or more, until its median is known to
-// max_noise_pct or it has max_time seconds; but never longer than max_wall_factor x min_time of
-// wall clock once it has noise_samples calls; exact > 0: exactly that many calls. A row's first call
-// in a process is an untimed warm-up (and in later rounds too when a call takes less than
-// min_time); a first call of long_cap seconds or more is its round's only sample. A row gets no
-// further round in a process once its rounds there have taken round_budget seconds a round
-// asked for (wall time: building, sampling and checking; core/rounds.hpp), so that a row of
-// long calls or a costly problem is not run R times.
-struct sampling {
-  int min_samples = 1;
-  double min_time = 0.05;
-  int noise_samples = 6;  // the fewest calls whose median has a 95% interval (order statistics)
-  double max_noise_pct = 1.0;
-  double max_time = 0.2;
-  double max_wall_factor = 2;
-  double long_cap = 5.0;
-  double round_budget = 1.0;
-  long long exact = 0;
 };
 
 // The round Google Benchmark runs now: its rows' entries carry these as counters (round and
