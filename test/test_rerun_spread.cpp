@@ -181,6 +181,28 @@ TEST(RowNoise, ARowIsHeldToTheMedianRowOfItsDevice) {
   EXPECT_LT(*run.rows[3].noise_pct(), 0.1);            // the GPU's rows are steady
 }
 
+// Within a family (issue 30): a batched row whose processes happened to agree is held to its
+// family's median row, noisier than the device's (a thread pool over many small systems); a
+// row of another family keeps the device's floor.
+TEST(RowNoise, ARowsProcessesAreHeldToTheMedianRowOfItsFamily) {
+  sb::run_summary run;
+  const auto add = [&](const std::string& name, const std::vector<double>& ms) {
+    auto r = rounds_row(ms, {{"round", {0, 1, 0, 1, 0, 1}}});
+    r.process_of = {0, 0, 1, 1, 2, 2};
+    run.rows.push_back(named(name, r));
+  };
+  const std::vector<double> apart = {1.0, 1.0, 1.3, 1.3, 1.6, 1.6}, agree = {1.0, 1.0, 1.0001, 1.0001, 0.9999, 0.9999};
+  add("CPU/dposv_batched/n:8/batch:1000", apart);
+  add("CPU/dposv_batched/n:32/batch:1000", apart);
+  add("CPU/dposv_batched/n:128/batch:1000", agree);
+  for (const char* name : {"CPU/dgemm/n:64", "CPU/dgemm/n:128", "CPU/dgetrf/n:64", "CPU/dgetrf/n:128"})
+    add(name, agree);
+  sb::pool_device_noise(run);
+  EXPECT_NEAR(*run.rows[2].noise_pct(), *run.rows[0].noise_pct(), 1e-9);  // the family's floor
+  EXPECT_GT(*run.rows[2].noise_pct(), 50.0);
+  EXPECT_LT(*run.rows[3].noise_pct(), 0.1);  // the device's median row agrees: GEMM keeps it
+}
+
 // The same for processes (issue 30): a row whose processes happened to agree is held to the
 // variance between the processes of the median row on its device; a run of one process has none.
 TEST(RowNoise, ARowsProcessesAreHeldToTheMedianRowOfItsDevice) {

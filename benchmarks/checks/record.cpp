@@ -161,24 +161,35 @@ double median_of_chi2_over_df(int df) {
 }  // namespace
 
 void pool_device_noise(run_summary& run) {
-  std::map<row_device, std::vector<double>> round_vars, process_vars;
-  std::map<row_device, int> process_dfs;  // the processes' degrees of freedom of the device's rows
+  // Pools of rows: the device's, and each family's on it (the same path and operation).
+  using pool = std::pair<row_device, std::string>;
+  const auto family = [](const row_id& id) { return pool{id.device, std::string(text_of(id.path)) + "/" + id.op}; };
+  const auto device = [](const row_id& id) { return pool{id.device, ""}; };
+  std::map<pool, std::vector<double>> round_vars, process_vars;
+  std::map<pool, int> process_dfs;  // the largest processes' degrees of freedom of the pool's rows
   for (const auto& r : run.rows) {
     if (!r.ok()) continue;
     const auto s = rerun_spread_of(r.times_ms, r.process_of);
-    if (s && s->round_var > 0) round_vars[r.id.device].push_back(s->round_var);
-    if (s && s->processes >= 2) {
-      process_vars[r.id.device].push_back(s->process_var);
-      process_dfs[r.id.device] = std::max(process_dfs[r.id.device], s->processes - 1);
+    for (const pool& p : {device(r.id), family(r.id)}) {
+      if (s && s->round_var > 0) round_vars[p].push_back(s->round_var);
+      if (s && s->processes >= 2) {
+        process_vars[p].push_back(s->process_var);
+        process_dfs[p] = std::max(process_dfs[p], s->processes - 1);
+      }
     }
   }
-  const auto median_of = [](const std::map<row_device, std::vector<double>>& by, row_device d) {
-    const auto it = by.find(d);
+  const auto median_of = [](const std::map<pool, std::vector<double>>& by, const pool& p) {
+    const auto it = by.find(p);
     return it == by.end() ? 0.0 : median(it->second);
   };
   for (auto& r : run.rows) {
-    r.device_round_var = median_of(round_vars, r.id.device);
-    r.device_process_var = median_of(process_vars, r.id.device) / median_of_chi2_over_df(process_dfs[r.id.device]);
+    double round_var = 0, process_var = 0;
+    for (const pool& p : {device(r.id), family(r.id)}) {
+      round_var = std::max(round_var, median_of(round_vars, p));
+      process_var = std::max(process_var, median_of(process_vars, p) / median_of_chi2_over_df(process_dfs[p]));
+    }
+    r.pooled_round_var = round_var;
+    r.pooled_process_var = process_var;
   }
 }
 

@@ -63,8 +63,8 @@ struct row_record {
   std::map<std::string, std::string> facts;  // text the row's entries carry (its library's blas_vendor ...): the first
   std::string error;                         // non-empty: the row failed or was skipped
   bool skipped = false;                      // the error is a refusal (memory, a limit), not a failure
-  double device_round_var = 0;    // the median round variance of the run's rows on its device (pool_device_noise)
-  double device_process_var = 0;  // the same for the variance of a process's mean, where rows have several
+  double pooled_round_var = 0;    // the median round variance of its device's and its family's rows (pool_device_noise)
+  double pooled_process_var = 0;  // the same for the variance of a process's mean, where rows have several
 
   bool ok() const { return error.empty() && !times_ms.empty(); }
   double median_ms() const { return median(times_ms); }
@@ -88,7 +88,7 @@ struct row_record {
   bool has_rounds() const { return counters.count("round") || counters.count("noise_within_pct"); }
   // The spread between its repetitions (rounds) and processes: what a re-run would see.
   std::optional<rerun_spread> spread() const {
-    return rerun_spread_of(times_ms, process_of, device_round_var, device_process_var);
+    return rerun_spread_of(times_ms, process_of, pooled_round_var, pooled_process_var);
   }
   // Whether every repetition's resid passed the HPL check (a row without resid passes).
   bool passed() const;
@@ -122,8 +122,11 @@ struct run_summary {
 // (results/h200/coverage) the round floor took the rows below 90% of pairs covered from 4 of 21
 // to none. The process floor is the median of the rows' variances between processes, each from
 // a few degrees of freedom, divided by the median of chi-squared(df) / df: the plain median of
-// 2-df estimates is 0.69 of a variance they share. Sets every row's device_round_var and
-// device_process_var; load_text calls it.
+// 2-df estimates is 0.69 of a variance they share. The same holds within a row's family (its
+// device, path and operation: the batched posv rows, the getrs rows), whose rows share what
+// moves them (a thread pool over many small systems, a memory-bound solve), and a row is held
+// to the larger of the two floors. Sets every row's pooled_round_var and pooled_process_var;
+// load_text calls it.
 void pool_device_noise(run_summary& run);
 
 // A row's noise between runs, in % of its median: the larger of the 95% interval a re-run of it
