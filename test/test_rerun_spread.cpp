@@ -203,6 +203,38 @@ TEST(RowNoise, ARowsProcessesAreHeldToTheMedianRowOfItsFamily) {
   EXPECT_LT(*run.rows[3].noise_pct(), 0.1);  // the device's median row agrees: GEMM keeps it
 }
 
+// A solve and the rows that time its parts (issue 30): the halves' and the driver's solves are
+// held to each other's processes, and to their factorization's in proportion to its share of
+// their time (variances of logs add as the squares of the shares); a solve of another order
+// keeps the device's floor.
+TEST(RowNoise, ASolveIsHeldToItsFactorizationAndItsTwin) {
+  sb::run_summary run;
+  const auto add = [&](const std::string& name, double scale, const std::vector<double>& ms) {
+    auto r = rounds_row({}, {{"round", {0, 1, 0, 1, 0, 1}}});
+    for (double t : ms) r.times_ms.push_back(scale * t);
+    r.process_of = {0, 0, 1, 1, 2, 2};
+    run.rows.push_back(named(name, r));
+  };
+  const std::vector<double> apart = {1.0, 1.0, 1.3, 1.3, 1.6, 1.6}, agree = {1.0, 1.0, 1.0001, 1.0001, 0.9999, 0.9999};
+  add("CPU/spotrf/n:256", 0.8 / 1.3, apart);  // median 0.8: 80% of the solve's time
+  add("CPU/sposv/n:256/nrhs:1", 1.0, agree);  // its three processes agreed
+  add("CPU-driver/sposv/n:256/nrhs:1", 1.0, agree);
+  add("CPU/sposv/n:512/nrhs:1", 4.0, agree);               // no factorization timed at 512
+  add("CPU-driver/sposv/n:512/nrhs:1", 4.0 / 1.3, apart);  // but its driver moved
+  add("CPU/sposv/n:1024/nrhs:1", 10.0, agree);
+  add("CPU-driver/sposv/n:1024/nrhs:1", 10.0, agree);
+  for (const char* name : {"CPU/sgemm/n:256", "CPU/sgemm/n:1024", "CPU/sgetrf/n:256", "CPU/sgetrf/n:1024"})
+    add(name, 1.0, agree);
+  const auto process_var = [&](std::size_t i) { return run.rows[i].spread()->process_var; };
+  const double moved = process_var(0);
+  sb::pool_device_noise(run);
+  EXPECT_NEAR(process_var(1), 0.64 * moved, 1e-12);  // 0.8 squared of the factorization's
+  EXPECT_NEAR(process_var(2), 0.64 * moved, 1e-12);  // the driver: the same
+  EXPECT_NEAR(process_var(3), moved, 1e-12);         // the halves at 512: their driver's
+  EXPECT_LT(process_var(5), 1e-6);                   // n = 1024: nothing of the others'
+  EXPECT_GT(*run.rows[1].noise_pct(), 40.0);
+}
+
 // The same for processes (issue 30): a row whose processes happened to agree is held to the
 // variance between the processes of the median row on its device; a run of one process has none.
 TEST(RowNoise, ARowsProcessesAreHeldToTheMedianRowOfItsDevice) {

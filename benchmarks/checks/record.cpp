@@ -3,6 +3,7 @@
 
 #include <map>
 
+#include "checks/operation.hpp"
 #include "checks/thresholds.hpp"
 
 namespace solvebench::bench {
@@ -160,6 +161,41 @@ double median_of_chi2_over_df(int df) {
 }
 }  // namespace
 
+// Rows that time one system's solve (a driver's two halves back to back, or the library's one
+// call) and the rows that time its parts: held to each other in hold_solves_to_their_parts.
+namespace {
+bool same_system(const row_id& a, const row_id& b) {
+  return a.device == b.device && a.placement == b.placement && a.library == b.library && a.precision == b.precision &&
+         !a.mixed() && !b.mixed() && !a.batched() && !b.batched() && a.n == b.n && a.axes == b.axes;
+}
+}  // namespace
+
+void hold_solves_to_their_parts(run_summary& run) {
+  std::vector<std::optional<rerun_spread>> own(run.rows.size());
+  for (std::size_t i = 0; i < run.rows.size(); ++i)
+    if (run.rows[i].ok()) own[i] = rerun_spread_of(run.rows[i].times_ms, run.rows[i].process_of);
+  for (std::size_t i = 0; i < run.rows.size(); ++i) {
+    row_record& r = run.rows[i];
+    const operation* op = find_operation(r.id.op);
+    if (!own[i] || !op || !op->is_driver() || !r.id.nrhs ||
+        (r.id.path != row_path::halves && r.id.path != row_path::driver))
+      continue;
+    for (std::size_t j = 0; j < run.rows.size(); ++j) {
+      const row_id& p = run.rows[j].id;
+      if (j == i || !own[j] || !same_system(r.id, p)) continue;
+      const bool twin = p.op == r.id.op && p.nrhs == r.id.nrhs && p.path != r.id.path &&
+                        (p.path == row_path::halves || p.path == row_path::driver);
+      const bool factor = p.op == op->factor_half->name && p.path == row_path::halves;
+      if (!twin && !factor) continue;
+      // Its share of the solve's time: log-variances add as the squares of the shares.
+      const double share = twin ? 1.0 : std::min(1.0, run.rows[j].median_ms() / r.median_ms());
+      r.pooled_round_var = std::max(r.pooled_round_var, share * share * own[j]->round_var);
+      if (own[i]->processes >= 2 && own[j]->processes >= 2)
+        r.pooled_process_var = std::max(r.pooled_process_var, share * share * own[j]->process_var);
+    }
+  }
+}
+
 void pool_device_noise(run_summary& run) {
   // Pools of rows: the device's, and each family's on it (the same path and operation).
   using pool = std::pair<row_device, std::string>;
@@ -191,6 +227,7 @@ void pool_device_noise(run_summary& run) {
     r.pooled_round_var = round_var;
     r.pooled_process_var = process_var;
   }
+  hold_solves_to_their_parts(run);
 }
 
 double median(std::vector<double> v) {

@@ -63,7 +63,7 @@ struct row_record {
   std::map<std::string, std::string> facts;  // text the row's entries carry (its library's blas_vendor ...): the first
   std::string error;                         // non-empty: the row failed or was skipped
   bool skipped = false;                      // the error is a refusal (memory, a limit), not a failure
-  double pooled_round_var = 0;    // the median round variance of its device's and its family's rows (pool_device_noise)
+  double pooled_round_var = 0;    // its floor: its device's, its family's and its parts' rows (pool_device_noise)
   double pooled_process_var = 0;  // the same for the variance of a process's mean, where rows have several
 
   bool ok() const { return error.empty() && !times_ms.empty(); }
@@ -128,6 +128,14 @@ struct run_summary {
 // to the larger of the two floors. Sets every row's pooled_round_var and pooled_process_var;
 // load_text calls it.
 void pool_device_noise(run_summary& run);
+
+// A solve varies at least as much as the rows that time the same system (issue 30): its twin
+// (the library's driver for the halves timed back to back, and the other way round) and its
+// factorization, in proportion to the factorization's share of the solve's time (the variances
+// of logs add as the squares of the shares). OpenBLAS's two threads on a 2-core VM run
+// CPU/spotrf/n:256 at 0.12 or 0.19 ms, changing every few seconds; three processes of one of
+// these rows may all land in one state, three rows' nine seldom do. pool_device_noise calls it.
+void hold_solves_to_their_parts(run_summary& run);
 
 // A row's noise between runs, in % of its median: the larger of the 95% interval a re-run of it
 // would see (its rounds and processes, rerun_spread) and its noise_pct (the run's own figure);
