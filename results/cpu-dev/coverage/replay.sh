@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # usage: results/cpu-dev/coverage/replay.sh CHECKS
-# Every recorded A/A set of ten runs (this folder's runs-*.tar.xz, the H200's
-# results/h200/coverage/default-3x1*/runs.tar.xz) judged again by the solve_bench_checks at CHECKS:
+# Every recorded A/A set of ten runs (this folder's runs-*.tar.xz, the GPU machines'
+# results/h200/ and results/h100/ coverage/default-3x1*/runs.tar.xz) judged again by the
+# solve_bench_checks at CHECKS:
 # one tools/aa-coverage line a set (pairs covered, rows below 90%). A change to how the ± is
 # computed replays here on the same samples, before and after.
 set -euo pipefail
@@ -10,7 +11,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../../.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-for t in "$here"/runs-*.tar.xz "$repo"/results/h200/coverage/default-3x1*/runs.tar.xz; do
+for t in "$here"/runs-*.tar.xz "$repo"/results/h[0-9]*/coverage/default-3x1*/runs.tar.xz; do
   name=$(basename "$(dirname "$t")")/$(basename "$t" .tar.xz)
   d="$tmp/${name//\//_}"
   mkdir -p "$d" && tar xJf "$t" -C "$d"
