@@ -5,29 +5,30 @@
 # pthread (the linked one), OpenBLAS serial, Netlib reference BLAS + LAPACK.
 set -euo pipefail
 B=build/benchmarks/solve_bench
-rows() {
+out=$(mktemp --suffix=.json) loop=$(mktemp)
+trap 'rm -f "$out" "${out%.json}".* "$loop"' EXIT
+rows() {  # rows LABEL: six processes of the batched rows; each row's process medians, by tools/sbjson
   "$B" --batch_n=8,32 --batch_count=10000 --precisions=d --benchmark_filter='^CPU/d(posv|gesv)_batched/' \
-       --progress=off --processes=6 --benchmark_out=/tmp/batched-threads.json >/dev/null 2>&1
-  python3 - "$1" <<'PY'
-import json, sys, statistics
-d = json.load(open('/tmp/batched-threads.json'))
-by = {}
-for b in d['benchmarks']:
-    if b.get('run_type') != 'aggregate':
-        by.setdefault(b['name'].split('/manual_time')[0], []).append((b['real_time'] / 1e6, b.get('cpu_self_busy', 0)))
-for name, v in by.items():
-    ts = sorted(t for t, _ in v)
-    print(f"{sys.argv[1]:<18} {name:<36} processes {' '.join(f'{t:.2f}' for t in ts)} ms  cores busy {statistics.median(c for _, c in v):.2f}")
+       --progress=off --processes=6 --benchmark_out="$out" >/dev/null 2>&1
+  PYTHONPATH=tools python3 - "$1" "$out" <<'PY'
+import sys
+import sbjson
+rows, _ = sbjson.load_rows([sys.argv[2]])
+for row in rows.values():
+    if not row.ok:
+        sys.exit(f"{row.name}: {row.error or row.skipped}")
+    times = " ".join(f"{t:.2f}" for t in sorted(row.times_ms))
+    print(f"{sys.argv[1]:<18} {row.name:<36} processes {times} ms  cores busy {row.counter('cpu_self_busy'):.2f}")
 PY
 }
 echo "== solve_bench, 6 processes of one round each: their medians, sorted"
 rows "2 threads"; OMP_NUM_THREADS=1 rows "OMP_NUM_THREADS=1"; OPENBLAS_NUM_THREADS=1 rows "OPENBLAS_NUM_THR=1"
 echo "== loop.c, 10000 systems, best of 7, OMP_WAIT_POLICY=passive (as solve_bench sets it)"
 export OMP_WAIT_POLICY=passive
-gcc -O2 -fopenmp results/cpu-dev/batched-threads/loop.c -o /tmp/batched-loop -llapacke
+gcc -O2 -fopenmp results/cpu-dev/batched-threads/loop.c -o "$loop" -llapacke
 for lib in openblas-pthread openblas-serial "blas:/usr/lib/x86_64-linux-gnu/lapack"; do
   for n in 8 32; do for op in gesv posv; do for th in 1 2; do
     printf '%-18s ' "${lib%%:*}"
-    LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu/$lib OMP_NUM_THREADS=$th /tmp/batched-loop $n $op
+    LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu/$lib OMP_NUM_THREADS=$th "$loop" $n $op
   done; done; done
 done
