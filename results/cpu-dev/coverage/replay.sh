@@ -12,7 +12,9 @@ repo=$(cd "$here/../../.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 for t in "$here"/runs-*.tar.xz "$repo"/results/h[0-9]*/coverage/default-3x1*/runs.tar.xz; do
-  name=$(basename "$(dirname "$t")")/$(basename "$t" .tar.xz)
+  # Its path under results/, machine folder first: an H200 and an H100 set of one commit differ.
+  name=${t#"$repo"/results/}
+  name=${name%.tar.xz}
   d="$tmp/${name//\//_}"
   mkdir -p "$d" && tar xJf "$t" -C "$d"
   # A set: ten or more runs PREFIX1.json ... PREFIX10.json of one folder (more: sets of ten).
@@ -21,7 +23,7 @@ for t in "$here"/runs-*.tar.xz "$repo"/results/h[0-9]*/coverage/default-3x1*/run
     for i in $(seq 1 20); do [ -f "$prefix$i.json" ] && runs+=("$prefix$i.json"); done
     for ((k = 0; k + 10 <= ${#runs[@]}; k += 10)); do
       line=$("$repo/tools/aa-coverage" --checks "$checks" "${runs[@]:k:10}" | tail -1)
-      printf '%-48s %s\n' "$name:${prefix##*/}$((k + 1))-$((k + 10))" "$line"
+      printf '%-60s %s\n' "$name:${prefix##*/}$((k + 1))-$((k + 10))" "$line"
     done
   done
 done
