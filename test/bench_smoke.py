@@ -25,6 +25,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 
 import smoke_lib as sb
 from smoke_lib import (BLAS_VENDOR, CONTEXT_KEYS, ROW_LINE, THRESHOLD, WIDTH, dense_operations, fail, load_rows_log,
@@ -466,6 +467,12 @@ def case_rounds(exe, work):
     if "process 1 of 2 done; process 2 starts" not in p.stderr or p.stdout.count("\naudit: ") != 1 or \
             p.stdout.count("\nrow ") != 1 or "from 2 processes of 2 rounds each" not in p.stdout.replace("\n", " "):
         fail("one table saying its ± is from 2 processes, one audit, after the second process:\n" + p.stdout[-2000:])
+    # --span: the second of two processes starts 3 s after the first at the earliest.
+    t0 = time.monotonic()
+    p, _, _ = ran("span", "--processes=2", "--span=3")
+    if time.monotonic() - t0 < 3 or "process 2 waits" not in p.stderr or "started over 3 s" not in p.stdout:
+        fail("--processes=2 --span=3: a wait before process 2, the header says so:\n" + p.stderr[-1000:])
+    usage_error(run(exe, base + ["--rounds=3", "--span=60"]), "spreads the starts of the processes")
     listed = run(exe, base + ["--processes=3", "--benchmark_list_tests=true"])
     if listed.returncode != 0 or sorted(listed.stdout.split()) != sorted(reps):
         fail("--benchmark_list_tests with --processes lists each row once")

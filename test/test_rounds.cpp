@@ -145,3 +145,18 @@ TEST(Rounds, RanksInStepBudgetTheTimedSecondsTheyAgreeOn) {
   plan.take(e);
   EXPECT_EQ(plan.count().total, 3u);  // 2 s timed a round: 3 rounds under 5 s
 }
+
+TEST(Rounds, ASpanSpreadsTheStartsOfTheProcesses) {
+  auto d = design(1, 3);
+  d.span_s = 120;  // starts at 0, 60 and 120 s
+  const double t0 = 1000;
+  EXPECT_EQ(sb::span_wait_s(d, 0, t0, t0 + 5), 0);
+  EXPECT_NEAR(sb::span_wait_s(d, 1, t0, t0 + 5), 55, 1e-9);  // the first took 5 s
+  EXPECT_NEAR(sb::span_wait_s(d, 2, t0, t0 + 70), 50, 1e-9);
+  EXPECT_EQ(sb::span_wait_s(d, 2, t0, t0 + 130), 0);  // its time has passed: no wait
+  d.span_s = 0;
+  EXPECT_EQ(sb::span_wait_s(d, 2, t0, t0 + 5), 0);  // back to back
+  auto one = design(5, 1);
+  one.span_s = 120;
+  EXPECT_EQ(sb::span_wait_s(one, 0, t0, t0), 0);
+}

@@ -74,6 +74,9 @@ void settle_rounds(const program& p, const gb_settings& gb) {
   if (o.scan && p.ranks_in_step)
     throw usage_error("--sizes=scan, --nrhs=scan: " + p.name +
                       " cannot scan (its ranks would have to agree on every pass)");
+  if (o.span_s > 0 && o.processes < 2)
+    throw usage_error("--span=" + std::to_string(o.span_s) + " spreads the starts of the processes, and this run has " +
+                      "one (give --processes=2 or more)");
   if (o.processes > 1 && !p.can_reexec)
     throw usage_error("--processes=" + std::to_string(o.processes) + ": " + p.name +
                       " cannot start processes of its own (mpirun starts its ranks); run it " +
@@ -126,7 +129,8 @@ void add_common_context(const common_options& opt, const sampling& s) {
   benchmark::AddCustomContext(
       "sampling",
       "each row in " + std::to_string(opt.rounds) + " rounds per process, " + std::to_string(opt.processes) +
-          " process(es); a round: its problem built anew, " +
+          " process(es)" + (opt.span_s > 0 ? " started over " + std::to_string(opt.span_s) + " s" : "") +
+          "; a round: its problem built anew, " +
           (s.exact > 0 ? std::to_string(s.exact) + " timed calls"
                        : "at least " + std::to_string(s.min_samples) + " call(s) and " + format("%g", s.min_time) +
                              " s, then, with " + std::to_string(s.noise_samples) +
@@ -241,17 +245,6 @@ bool read_resumed(program& p, const output_plan& plan, std::vector<json>& lines)
   return true;
 }
 
-round_design design_of(const program& p, const sampling& policy) {
-  round_design design;
-  design.rounds = p.common->rounds;
-  design.processes = p.common->processes;
-  design.seed = p.common->seed;
-  design.round_budget = policy.round_budget;
-  design.budget_on_wall = !p.ranks_in_step;
-  design.min_time = policy.min_time;
-  return design;
-}
-
 // The selected rows' round plan, fed what the resumed log holds (plan).
 std::unique_ptr<round_plan> plan_rounds(const program& p, const session& run, const std::vector<row_key>& selected,
                                         const std::vector<json>& resumed) {
@@ -261,7 +254,8 @@ std::unique_ptr<round_plan> plan_rounds(const program& p, const session& run, co
     names.push_back(run.name(k));
     ids.push_back(run.id(k));
   }
-  auto rounds = std::make_unique<round_plan>(std::move(names), design_of(p, run.policy()), ids);
+  auto rounds =
+      std::make_unique<round_plan>(std::move(names), design_of(*p.common, run.policy(), p.ranks_in_step), ids);
   for (const auto& line : resumed) rounds->take(line);
   return rounds;
 }
@@ -298,6 +292,7 @@ std::string open_printers(const program& p, session& run, const output_plan& pla
 void run_rounds(session& run, std::vector<row_key>& selected, round_plan& rounds, int process, bridge& reporter,
                 const std::function<std::vector<row_key>()>& next_pass = nullptr) {
   const round_design& design = rounds.design();
+  wait_for_span(design, process, run.continued().started_epoch_s);
   run.set_row_start_hook([&reporter](const std::string& row) { reporter.starts(row); });
   for (bool more = process >= 0; more;) {
     for (int round = 0; round < design.rounds; ++round) {
@@ -353,6 +348,7 @@ int write(const program& p, const invocation& in, const run_summary& run, const 
   shown.color = in.gb.color == "true" || (in.gb.color == "auto" && isatty(STDOUT_FILENO));
   shown.rounds = p.common->rounds;
   shown.processes = p.common->processes;
+  shown.span_s = p.common->span_s;
   for (const auto& r : run.rows)
     shown.name_width = std::max(shown.name_width, std::min<std::size_t>(r.name.size(), 60));
   try {

@@ -194,6 +194,12 @@ std::vector<flag> common_flags(common_options& o, const std::string& sizes_help)
          o.processes_given = true;
        },
        [&o] { return std::to_string(o.processes); }()},
+      {"--span", "S", "SOLVE_BENCH_SPAN",
+       "seconds over which the processes start: process k of K starts k*S/(K-1) s after the first at the "
+       "earliest (it waits, idle), so the +- holds what the machine does over S s, not only over the seconds "
+       "the rows take (a VM whose speed moves over minutes); needs --processes of 2 or more",
+       [&o](const std::string& w, const std::string& v) { o.span_s = static_cast<int>(parse_int(w, v, 0, 86400)); },
+       [] { return std::string("0: one after another"); }()},
       {"--progress", "MODE", "SOLVE_BENCH_PROGRESS",
        "progress on stderr: auto (one line redrawn on a terminal, else lines), lines, off (errors still shown)",
        [&o](const std::string& w, const std::string& v) {

@@ -71,6 +71,7 @@ struct display_options {
   bool color = false;
   std::size_t name_width = 40;
   int rounds = 1, processes = 1;  // the run's design, for the line above the header
+  int span_s = 0;                 // and the seconds its processes' starts were spread over (--span)
 };
 std::string render_table(const run_summary& run, const display_options& o);
 // 1.23 s, 45.6 ms, 789 us, 12.3 ns: a unit that shows three digits.

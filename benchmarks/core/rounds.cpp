@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <thread>
 
 #include "checks/operation.hpp"
 #include "core/gb_flags.hpp"
@@ -196,6 +197,34 @@ progress_count round_plan::count() const {
   c.total += c.done;
   c.remaining_s = remaining;
   return c;
+}
+
+round_design design_of(const common_options& o, const sampling& policy, bool ranks_in_step) {
+  round_design design;
+  design.rounds = o.rounds;
+  design.processes = o.processes;
+  design.seed = o.seed;
+  design.round_budget = policy.round_budget;
+  design.budget_on_wall = !ranks_in_step;
+  design.min_time = policy.min_time;
+  design.span_s = o.span_s;
+  return design;
+}
+
+double span_wait_s(const round_design& design, int process, double started_epoch_s, double now_epoch_s) {
+  if (design.span_s <= 0 || design.processes < 2 || process < 1) return 0;
+  const double start = started_epoch_s + design.span_s * process / (design.processes - 1);
+  return std::max(0.0, start - now_epoch_s);
+}
+
+void wait_for_span(const round_design& design, int process, double started_epoch_s) {
+  const double now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  const double wait = span_wait_s(design, process, started_epoch_s, now);
+  if (wait <= 0) return;
+  std::cerr << "solve_bench: process " << process + 1 << " waits " << std::lround(wait)
+            << " s (--span=" << std::lround(design.span_s) << ")\n"
+            << std::flush;
+  std::this_thread::sleep_for(std::chrono::duration<double>(wait));
 }
 
 void continue_in_fresh_process(int argc, char** argv, const std::string& live, const std::string& why, bool fault,

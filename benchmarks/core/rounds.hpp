@@ -12,7 +12,9 @@
 #include <vector>
 
 #include "checks/row_id.hpp"
+#include "core/options.hpp"
 #include "core/printers.hpp"
+#include "core/sampler.hpp"
 #include "core/session.hpp"
 
 namespace solvebench::bench {
@@ -28,7 +30,19 @@ struct round_design {
   double round_budget = 1.0;
   bool budget_on_wall = true;
   double min_time = 0.05;  // for the time estimate of a row not measured yet
+  double span_s = 0;       // the processes start spread over at least this (--span)
 };
+
+// The seconds process `process` (0-based) still waits at `now_epoch_s` so that the run's processes
+// start spread over design.span_s: until started_epoch_s + process * span_s / (processes - 1).
+// 0 for the first process, once that time has passed, and without a span.
+double span_wait_s(const round_design& design, int process, double started_epoch_s, double now_epoch_s);
+// Waits that long (idle), saying so on stderr.
+void wait_for_span(const round_design& design, int process, double started_epoch_s);
+
+// A run's design: the rounds, processes, seed and span `o` asks for, the budget of `policy`; ranks
+// in step budget the timed seconds they agree on, not wall time.
+round_design design_of(const common_options& o, const sampling& policy, bool ranks_in_step);
 
 // The key of the order of round `round` of `process`, and the places 0..count-1 in that order:
 // Fisher-Yates over splitmix64.
