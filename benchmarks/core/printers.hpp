@@ -89,6 +89,8 @@ struct progress_options {
   std::string mode = "auto";  // auto, lines, off
   double started_epoch_s = 0;
 };
+// The wall clock in seconds since the epoch, as started_epoch_s (and a run's start) count them.
+double epoch_now();
 std::unique_ptr<printer> make_progress(const progress_options& o, std::function<progress_count()> count,
                                        std::function<double(const std::string& row)> expected_s);
 

@@ -23,10 +23,6 @@ std::string clock_text(double seconds) {
   return buf;
 }
 
-double epoch_now() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
 // A row-round that should take at least this many seconds says when it starts, in lines mode too.
 constexpr double announced_s = 1.0;
 
@@ -99,6 +95,10 @@ class progress_printer final : public printer {
 };
 
 }  // namespace
+
+double epoch_now() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
 
 std::unique_ptr<printer> make_progress(const progress_options& o, std::function<progress_count()> count,
                                        std::function<double(const std::string& row)> expected_s) {

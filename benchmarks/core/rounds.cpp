@@ -218,8 +218,7 @@ double span_wait_s(const round_design& design, int process, double started_epoch
 }
 
 void wait_for_span(const round_design& design, int process, double started_epoch_s) {
-  const double now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-  const double wait = span_wait_s(design, process, started_epoch_s, now);
+  const double wait = span_wait_s(design, process, started_epoch_s, epoch_now());
   if (wait <= 0) return;
   std::cerr << "solve_bench: process " << process + 1 << " waits " << std::lround(wait)
             << " s (--span=" << std::lround(design.span_s) << ")\n"
@@ -254,9 +253,7 @@ continuation continuation_from_environment() {
   continuation c;
   const char* started = std::getenv(started_variable);
   c.continued = started != nullptr;
-  c.started_epoch_s = started
-                          ? std::strtod(started, nullptr)
-                          : std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  c.started_epoch_s = started ? std::strtod(started, nullptr) : epoch_now();
   const char* temporary = std::getenv(temporary_variable);
   c.temporary_log = temporary && std::strcmp(temporary, "1") == 0;
   return c;
