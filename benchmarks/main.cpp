@@ -26,9 +26,13 @@ int main(int argc, char** argv) {
   bench::common_options common;
   // What one process cannot see (issue 30): 3 processes of one round each, so that the +- holds a
   // re-run in another process at the cost of today's sweep (docs/reading-the-output.md: what each
-  // design covered, and cost, on both machines).
+  // design covered, and cost, on both machines). Their starts spread over 120 s: back to back,
+  // a short run's processes all fall in one of a VM's speed states, and another run's medians
+  // landed inside its +- in 75-77% of pairs on the 2-core VM; spread over 60 s 91%, 120 s 99%
+  // (results/cpu-dev/coverage/README.md). A sweep whose processes take a minute waits nothing.
   common.processes = 3;
   common.rounds = 1;
+  common.span_s = 120;
   bench::gpu_options gpu;
   bench::mixed_options mixed;
   bench::batched_options batched;

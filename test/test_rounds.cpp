@@ -150,13 +150,30 @@ TEST(Rounds, ASpanSpreadsTheStartsOfTheProcesses) {
   auto d = design(1, 3);
   d.span_s = 120;  // starts at 0, 60 and 120 s
   const double t0 = 1000;
-  EXPECT_EQ(sb::span_wait_s(d, 0, t0, t0 + 5), 0);
-  EXPECT_NEAR(sb::span_wait_s(d, 1, t0, t0 + 5), 55, 1e-9);  // the first took 5 s
-  EXPECT_NEAR(sb::span_wait_s(d, 2, t0, t0 + 70), 50, 1e-9);
-  EXPECT_EQ(sb::span_wait_s(d, 2, t0, t0 + 130), 0);  // its time has passed: no wait
+  d.started_epoch_s = t0;
+  EXPECT_EQ(sb::span_wait_s(d, 0, t0 + 5), 0);
+  EXPECT_NEAR(sb::span_wait_s(d, 1, t0 + 5), 55, 1e-9);  // the first took 5 s
+  EXPECT_NEAR(sb::span_wait_s(d, 2, t0 + 70), 50, 1e-9);
+  EXPECT_EQ(sb::span_wait_s(d, 2, t0 + 130), 0);  // its time has passed: no wait
   d.span_s = 0;
-  EXPECT_EQ(sb::span_wait_s(d, 2, t0, t0 + 5), 0);  // back to back
+  EXPECT_EQ(sb::span_wait_s(d, 2, t0 + 5), 0);  // back to back
   auto one = design(5, 1);
   one.span_s = 120;
-  EXPECT_EQ(sb::span_wait_s(one, 0, t0, t0), 0);
+  one.started_epoch_s = t0;
+  EXPECT_EQ(sb::span_wait_s(one, 0, t0), 0);
+}
+
+TEST(Rounds, TheEtaCountsTheSpansWaits) {
+  auto d = design(1, 3);
+  d.span_s = 120;
+  d.started_epoch_s = 1000;
+  sb::round_plan plan({rows[0]}, d);
+  plan.take(entry(rows[0], 0, 0, 10, 10));  // process 1 done at 1000 + a round of 0.12 s
+  // Processes 2 and 3 start at 1060 and 1120 s and take a round each: done at 1120.12.
+  EXPECT_NEAR(plan.count(1001).remaining_s, 119.12, 1e-9);
+  EXPECT_NEAR(plan.count(1200).remaining_s, 0.24, 1e-9);  // late: the waits are over
+  d.span_s = 0;
+  sb::round_plan back_to_back({rows[0]}, d);
+  back_to_back.take(entry(rows[0], 0, 0, 10, 10));
+  EXPECT_NEAR(back_to_back.count(1001).remaining_s, 0.24, 1e-9);
 }

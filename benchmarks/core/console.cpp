@@ -89,14 +89,13 @@ std::string what_the_interval_is(const display_options& o) {
                                ? count_of(o.processes, "process") + " of " +
                                      (o.rounds == 1 ? std::string("one round") : count_of(o.rounds, "round")) + " each"
                                : count_of(o.rounds, "round") + " in one process";
-  const std::string when = o.span_s > 0 ? ", started over " + std::to_string(o.span_s) + " s" : "";
   std::string text = "time: the median of a row's rounds; ±: a re-run lands within it 19 times in 20, from " + from +
-                     when + " (a row with fewer says so), no narrower than its device's median row";
+                     span_words(o.span_s) + " (a row with fewer says so), no narrower than its device's median row";
   if (o.processes == 1) text += "; what differs between processes is not in it: --processes=3 measures that";
   if (o.processes > 1 && o.span_s == 0)
     text +=
-        "; the processes ran one after another: on a machine whose speed moves over minutes, --span=120 "
-        "spreads them";
+        "; the processes ran one after another (--span=0): on a machine whose speed moves over minutes, the "
+        "default --span=120 spreads them";
   return wrap(text, console_width, "") + "\n";
 }
 
@@ -154,6 +153,8 @@ std::string time_text(double ns) {
   if (ns >= 1e3) return sig3(ns / 1e3) + " us";
   return sig3(ns) + " ns";
 }
+
+std::string span_words(int span_s) { return span_s > 0 ? ", started over " + std::to_string(span_s) + " s" : ""; }
 
 std::string render_table(const run_summary& run, const display_options& o) {
   std::string out = what_the_interval_is(o);

@@ -74,6 +74,7 @@ void settle_rounds(const program& p, const gb_settings& gb) {
   if (o.scan && p.ranks_in_step)
     throw usage_error("--sizes=scan, --nrhs=scan: " + p.name +
                       " cannot scan (its ranks would have to agree on every pass)");
+  if (o.processes < 2 && !o.span_given) o.span_s = 0;  // a default span is the default design's
   if (o.span_s > 0 && o.processes < 2)
     throw usage_error("--span=" + std::to_string(o.span_s) + " spreads the starts of the processes, and this run has " +
                       "one (give --processes=2 or more)");
@@ -129,8 +130,7 @@ void add_common_context(const common_options& opt, const sampling& s) {
   benchmark::AddCustomContext(
       "sampling",
       "each row in " + std::to_string(opt.rounds) + " rounds per process, " + std::to_string(opt.processes) +
-          " process(es)" + (opt.span_s > 0 ? " started over " + std::to_string(opt.span_s) + " s" : "") +
-          "; a round: its problem built anew, " +
+          " process(es)" + span_words(opt.span_s) + "; a round: its problem built anew, " +
           (s.exact > 0 ? std::to_string(s.exact) + " timed calls"
                        : "at least " + std::to_string(s.min_samples) + " call(s) and " + format("%g", s.min_time) +
                              " s, then, with " + std::to_string(s.noise_samples) +
@@ -254,8 +254,8 @@ std::unique_ptr<round_plan> plan_rounds(const program& p, const session& run, co
     names.push_back(run.name(k));
     ids.push_back(run.id(k));
   }
-  auto rounds =
-      std::make_unique<round_plan>(std::move(names), design_of(*p.common, run.policy(), p.ranks_in_step), ids);
+  auto rounds = std::make_unique<round_plan>(
+      std::move(names), design_of(*p.common, run.policy(), p.ranks_in_step, run.continued().started_epoch_s), ids);
   for (const auto& line : resumed) rounds->take(line);
   return rounds;
 }
@@ -292,7 +292,7 @@ std::string open_printers(const program& p, session& run, const output_plan& pla
 void run_rounds(session& run, std::vector<row_key>& selected, round_plan& rounds, int process, bridge& reporter,
                 const std::function<std::vector<row_key>()>& next_pass = nullptr) {
   const round_design& design = rounds.design();
-  wait_for_span(design, process, run.continued().started_epoch_s);
+  wait_for_span(design, process);
   run.set_row_start_hook([&reporter](const std::string& row) { reporter.starts(row); });
   for (bool more = process >= 0; more;) {
     for (int round = 0; round < design.rounds; ++round) {

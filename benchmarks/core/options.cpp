@@ -197,9 +197,16 @@ std::vector<flag> common_flags(common_options& o, const std::string& sizes_help)
       {"--span", "S", "SOLVE_BENCH_SPAN",
        "seconds over which the processes start: process k of K starts k*S/(K-1) s after the first at the "
        "earliest (it waits, idle), so the +- holds what the machine does over S s, not only over the seconds "
-       "the rows take (a VM whose speed moves over minutes); needs --processes of 2 or more",
-       [&o](const std::string& w, const std::string& v) { o.span_s = static_cast<int>(parse_int(w, v, 0, 86400)); },
-       [] { return std::string("0: one after another"); }()},
+       "the rows take (a VM whose speed moves over minutes); 0 runs them back to back, quickest, with a +- "
+       "that holds only those seconds; given, it needs --processes of 2 or more",
+       [&o](const std::string& w, const std::string& v) {
+         o.span_s = static_cast<int>(parse_int(w, v, 0, 86400));
+         o.span_given = true;
+       },
+       [&o] {
+         return o.span_s > 0 ? std::to_string(o.span_s) + " with 2 or more processes, else 0"
+                             : std::string("0: one after another");
+       }()},
       {"--progress", "MODE", "SOLVE_BENCH_PROGRESS",
        "progress on stderr: auto (one line redrawn on a terminal, else lines), lines, off (errors still shown)",
        [&o](const std::string& w, const std::string& v) {

@@ -58,6 +58,7 @@ struct common_options {
   bool rounds_given = false;      // --rounds (or its variable) was given: --benchmark_repetitions must agree
   bool processes_given = false;   // --processes (or its variable) was given
   int span_s = 0;                 // --span: the processes start spread over at least this many seconds
+  bool span_given = false;        // --span (or its variable) was given: with one process, a usage error
   std::string progress = "auto";  // auto (redrawn on a terminal, lines otherwise), lines, off
   // --sizes=scan:LO..HI or --nrhs=scan:LO..HI (core/scan.hpp): the axis's list is the coarse grid,
   // bisected afterwards by at most scan_extra rows, and by no pass that starts after scan_budget_s.

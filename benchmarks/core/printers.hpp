@@ -74,6 +74,8 @@ struct display_options {
   int span_s = 0;                 // and the seconds its processes' starts were spread over (--span)
 };
 std::string render_table(const run_summary& run, const display_options& o);
+// How the table's header and the context's `sampling` say a span: ", started over S s", or "".
+std::string span_words(int span_s);
 // 1.23 s, 45.6 ms, 789 us, 12.3 ns: a unit that shows three digits.
 std::string time_text(double ns);
 

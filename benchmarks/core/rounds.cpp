@@ -182,24 +182,30 @@ double round_plan::expected_s(const std::string& row) const {
   return it->second.round_s > 0 ? it->second.round_s : it->second.estimate * estimate_scale();
 }
 
-progress_count round_plan::count() const {
+progress_count round_plan::count(double now_epoch_s) const {
   const double scale = estimate_scale();
   progress_count c;
-  double remaining = 0;
+  std::vector<double> work(static_cast<std::size_t>(std::max(design_.processes, 1)), 0.0);  // seconds left
   for (const auto& name : order_) {
     const row_state& r = rows_.at(name);
-    int left = 0;
     for (const auto& [p, done] : r.rounds_of) c.done += done.size();
-    for (int p = 0; p < design_.processes; ++p) left += rounds_left(r, p);
-    c.total += static_cast<std::size_t>(left);
-    remaining += left * (r.round_s > 0 ? r.round_s : r.estimate * scale);
+    for (int p = 0; p < design_.processes; ++p) {
+      const int left = rounds_left(r, p);
+      c.total += static_cast<std::size_t>(left);
+      work[static_cast<std::size_t>(p)] += left * (r.round_s > 0 ? r.round_s : r.estimate * scale);
+    }
   }
   c.total += c.done;
-  c.remaining_s = remaining;
+  // The processes one after another, none before its start under the span (the running one's has
+  // passed).
+  c.remaining_s = 0;
+  for (int p = 0; p < design_.processes; ++p)
+    if (const double w = work[static_cast<std::size_t>(p)]; w > 0)
+      c.remaining_s += span_wait_s(design_, p, now_epoch_s + c.remaining_s) + w;
   return c;
 }
 
-round_design design_of(const common_options& o, const sampling& policy, bool ranks_in_step) {
+round_design design_of(const common_options& o, const sampling& policy, bool ranks_in_step, double started_epoch_s) {
   round_design design;
   design.rounds = o.rounds;
   design.processes = o.processes;
@@ -208,17 +214,18 @@ round_design design_of(const common_options& o, const sampling& policy, bool ran
   design.budget_on_wall = !ranks_in_step;
   design.min_time = policy.min_time;
   design.span_s = o.span_s;
+  design.started_epoch_s = started_epoch_s;
   return design;
 }
 
-double span_wait_s(const round_design& design, int process, double started_epoch_s, double now_epoch_s) {
+double span_wait_s(const round_design& design, int process, double now_epoch_s) {
   if (design.span_s <= 0 || design.processes < 2 || process < 1) return 0;
-  const double start = started_epoch_s + design.span_s * process / (design.processes - 1);
+  const double start = design.started_epoch_s + design.span_s * process / (design.processes - 1);
   return std::max(0.0, start - now_epoch_s);
 }
 
-void wait_for_span(const round_design& design, int process, double started_epoch_s) {
-  const double wait = span_wait_s(design, process, started_epoch_s, epoch_now());
+void wait_for_span(const round_design& design, int process) {
+  const double wait = span_wait_s(design, process, epoch_now());
   if (wait <= 0) return;
   std::cerr << "solve_bench: process " << process + 1 << " waits " << std::lround(wait)
             << " s (--span=" << std::lround(design.span_s) << ")\n"

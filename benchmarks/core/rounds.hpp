@@ -29,20 +29,21 @@ struct round_design {
   std::uint64_t seed = 0;
   double round_budget = 1.0;
   bool budget_on_wall = true;
-  double min_time = 0.05;  // for the time estimate of a row not measured yet
-  double span_s = 0;       // the processes start spread over at least this (--span)
+  double min_time = 0.05;      // for the time estimate of a row not measured yet
+  double span_s = 0;           // the processes start spread over at least this (--span)
+  double started_epoch_s = 0;  // when the run's first process started (the span counts from it)
 };
 
 // The seconds process `process` (0-based) still waits at `now_epoch_s` so that the run's processes
-// start spread over design.span_s: until started_epoch_s + process * span_s / (processes - 1).
+// start spread over design.span_s: until design.started_epoch_s + process * span_s / (processes - 1).
 // 0 for the first process, once that time has passed, and without a span.
-double span_wait_s(const round_design& design, int process, double started_epoch_s, double now_epoch_s);
+double span_wait_s(const round_design& design, int process, double now_epoch_s);
 // Waits that long (idle), saying so on stderr.
-void wait_for_span(const round_design& design, int process, double started_epoch_s);
+void wait_for_span(const round_design& design, int process);
 
-// A run's design: the rounds, processes, seed and span `o` asks for, the budget of `policy`; ranks
-// in step budget the timed seconds they agree on, not wall time.
-round_design design_of(const common_options& o, const sampling& policy, bool ranks_in_step);
+// A run's design: the rounds, processes, seed and span `o` asks for, the budget of `policy`, the
+// run's start; ranks in step budget the timed seconds they agree on, not wall time.
+round_design design_of(const common_options& o, const sampling& policy, bool ranks_in_step, double started_epoch_s);
 
 // The key of the order of round `round` of `process`, and the places 0..count-1 in that order:
 // Fisher-Yates over splitmix64.
@@ -70,10 +71,10 @@ class round_plan final : public printer {
   std::vector<std::string> rows_for(int process, int round) const;
   // The same rows as places in the `rows` the plan was made with.
   std::vector<std::size_t> places_for(int process, int round) const;
-  // Row-rounds done and planned in all (those of the rows log included), and the seconds the
-  // planned ones not done yet should take (measured rounds of the same row, else an estimate
-  // scaled by the rows measured so far).
-  progress_count count() const;
+  // Row-rounds done and planned in all (those of the rows log included), and the seconds from
+  // `now_epoch_s` until the planned ones not done yet are done: their rounds (measured rounds of
+  // the same row, else an estimate scaled by the rows measured so far) and the span's waits.
+  progress_count count(double now_epoch_s = epoch_now()) const;
   // The seconds one round of `row` should take (as count() reckons them).
   double expected_s(const std::string& row) const;
   const round_design& design() const { return design_; }

@@ -37,8 +37,9 @@
 #              which 280 s cut short on 2026-12-04: run one planted gate a call with GATE_LIMIT=480
 #   ab3        issue 33's A/B: .carry/old against this tree, GPU dgesv/dgetrf/dgemm at 4096, 8192 with
 #              the defaults, AB_PAIRS (7) pairs in random order -> ab3-compare.json, ab3-compare.md
-#   coverage   issue 30's A/A: COVERAGE_RUNS (10) processes of GPU rows at n = 1024..8192 with the
-#              defaults, COVERAGE_K3_RUNS (4) with --processes=3; tools/aa-coverage -> coverage.txt
+#   coverage   issue 30's A/A: COVERAGE_RUNS (4) runs of GPU rows at n = 1024..8192 with the
+#              defaults (3 processes over 120 s: about 130 s a run), turn about with as many with
+#              --span=0 (back to back); tools/aa-coverage on each set -> coverage.txt
 #   regress-aa plain tools/regress on separate processes of this build, GPU rows of 1.7-40 ms:
 #              REGRESS_RUNS (default 6) rounds of three runs, interleaved: A, A' and B (B with
 #              GPU/dgesv/n:4096 made 10% slower); judged A against A' and A against B, each pair
@@ -275,19 +276,18 @@ for mode in "$@"; do
       cat "$WORK/spread.txt"
       ;;
     coverage)
-      # Issue 30's test as a new user would run it: COVERAGE_RUNS (10) separate processes of the
-      # GPU rows with the defaults, then 4 with --processes=3; tools/aa-coverage on each set.
+      # Issue 30's test as a new user would run it: runs of the GPU rows with the defaults, turn
+      # about with runs back to back (--span=0); tools/aa-coverage on each set. Four of each fill
+      # most of a call's 10 minutes.
       mkdir -p "$WORK/coverage"
       cflags=(--sizes=1024,4096,8192 --precisions=d --benchmark_filter='^GPU/d(gesv|posv|getrf|potrf|gemm)/' --progress=off)
-      for i in $(seq 1 "${COVERAGE_RUNS:-10}"); do
-        bench 40 "coverage-r$i" "coverage/r$i.json" "${cflags[@]}"
-      done
-      for i in $(seq 1 "${COVERAGE_K3_RUNS:-4}"); do
-        bench 90 "coverage-k3-$i" "coverage/k3-$i.json" "${cflags[@]}" --processes=3
+      for i in $(seq 1 "${COVERAGE_RUNS:-4}"); do
+        bench 170 "coverage-r$i" "coverage/r$i.json" "${cflags[@]}"
+        bench 60 "coverage-b$i" "coverage/b$i.json" "${cflags[@]}" --span=0
       done
       cov() { ls "$WORK"/coverage/"$1"*.json 2>/dev/null | grep -v '\.\(audit\|verdict\)\.json$'; }
-      { echo "== aa-coverage, defaults"; python3 tools/aa-coverage --checks "$CHECKS" $(cov r);
-        if [ -n "$(cov k3-)" ]; then echo "== aa-coverage, --processes=3"; python3 tools/aa-coverage --checks "$CHECKS" $(cov k3-); fi; } \
+      { echo "== aa-coverage, defaults (--span=120)"; python3 tools/aa-coverage --checks "$CHECKS" $(cov r);
+        echo "== aa-coverage, --span=0"; python3 tools/aa-coverage --checks "$CHECKS" $(cov b); } \
         >"$WORK/coverage.txt" 2>&1
       cat "$WORK/coverage.txt"
       ;;

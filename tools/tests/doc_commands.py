@@ -19,7 +19,8 @@ FILE, DIR, P, OUT, STORE, SITE, REGEX, NAME, TEXT, PATH, PCT and BASE get a valu
 (PLACEHOLDERS). Small inputs: every solve_bench and solve_bench_mpi command
 runs with --benchmark_list_tests added; one that writes --benchmark_out and gives no --sizes
 also runs for real at n = 64 (SOLVE_BENCH_SIZES=64 and friends in its environment, which its own
-flags override), and must write the files usage.md lists.
+flags override; SOLVE_BENCH_SPAN=0, so that its processes do not wait out the default span: the
+span is smoke.rounds's), and must write the files usage.md lists.
 
 Each must exit 0 (a comparison 0 or 3, "undecided"). mpirun's commands run their program as
 one rank without mpirun (its flags). A command that cannot run here carries a marker in the doc,
@@ -76,7 +77,7 @@ INPUTS = {  # file in the copy's root -> committed file it is a copy of
     "history/store": "results/history/store",  # the nightly job's store (regressions.md)
 }
 TINY = {"SOLVE_BENCH_SIZES": "64", "SOLVE_BENCH_BATCH_N": "8", "SOLVE_BENCH_BATCH_COUNT": "10",
-        "BENCHMARK_MIN_TIME": "0.01"}
+        "BENCHMARK_MIN_TIME": "0.01", "SOLVE_BENCH_SPAN": "0"}
 OUTPUTS = (".json", ".rows.jsonl", ".audit.json", ".verdict.json", ".verdict.md")  # usage.md, "What a run writes"
 
 
