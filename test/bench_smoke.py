@@ -17,6 +17,8 @@ usage: bench_smoke.py CASE SOLVE_BENCH WORKDIR [SOLVE_BENCH_CHECKS]
                issue 31 item 7)
   rounds       rounds shuffled per round from the seed, --benchmark_repetitions as rounds,
                compare.py on two runs, --processes into one log, --span and its default (issue 30)
+  history      --history=STORE: each row's ± at least the spread of the tools/track record of it,
+               named in the header and the context; solve_bench_checks the same; bad stores refused
   memory       (GPU) every GPU row built twice gives back all its device memory the second time
 """
 
@@ -26,6 +28,7 @@ import re
 import subprocess
 
 import smoke_lib as sb
+from smoke_history import case_history
 from smoke_rounds import case_rounds
 from smoke_lib import (BLAS_VENDOR, CONTEXT_KEYS, ROW_LINE, THRESHOLD, WIDTH, dense_operations, fail, load_rows_log,
                        no_build_paths, require_gpu, run, table_lines, usage_error)
@@ -427,4 +430,4 @@ def case_memory(exe, work):
 if __name__ == "__main__":
     sb.main(__doc__, {"run": case_run, "singular": case_singular, "usage": case_usage, "badinput": case_badinput,
                       "checks": case_checks, "aggregates": case_aggregates, "console": case_console, "rounds": case_rounds,
-                      "memory": case_memory})
+                      "history": case_history, "memory": case_memory})

@@ -296,6 +296,38 @@ TEST(History, DecidesOneRoundASideAndFloorsTightRounds) {
   EXPECT_EQ(only(sb::compare_runs(rounds(tight), rounds(moved), &h)).status, "slower");
 }
 
+TEST(History, FloorsARunsPlusMinusByTheRunsItPools) {
+  std::mt19937_64 rng(11);
+  const store_dir noisy(lognormal(5.0, 30, 0.05, rng));
+  const auto h = sb::load_history(noisy.path(), "vm");
+  // Five rounds steady to 0.1%: their own +- is narrow; on record, runs scatter by 5%.
+  sb::run_summary run = rounds({5.0, 5.005, 4.995, 5.0, 5.002});
+  const double own = *run.rows.at(0).noise_pct();
+  const std::string text = sb::hold_to_history(run, h);
+  const double held = *run.rows.at(0).noise_pct();
+  EXPECT_LT(own, 1.0);
+  EXPECT_GT(held, 7.0);  // ~ t * sqrt(2) * 5%
+  EXPECT_EQ(run.rows.at(0).spread()->history_runs, 30);
+  EXPECT_NE(text.find("testbed vm: 30 runs"), std::string::npos);
+  EXPECT_EQ(run.context_value("noise_history"), text);
+  // Four files pooled: their medians average four runs' states, half the spread of one.
+  sb::run_summary pooled = rounds({5.0, 5.005, 4.995, 5.0, 5.002});
+  pooled.sources = {"a.json", "b.json", "c.json", "d.json"};
+  sb::hold_to_history(pooled, h);
+  EXPECT_NEAR(2 * *pooled.rows.at(0).noise_pct(), held, 0.05 * held);  // a percent of exp(): near, not exact
+  // A steadier record never narrows what the run itself saw; one round gets the record's.
+  const store_dir steady(lognormal(5.0, 30, 0.002, rng));
+  const auto hs = sb::load_history(steady.path(), "vm");
+  sb::run_summary wide = rounds({5.0, 5.5, 4.6, 5.2, 4.8});
+  const double wide_own = *wide.rows.at(0).noise_pct();
+  sb::hold_to_history(wide, hs);
+  EXPECT_DOUBLE_EQ(*wide.rows.at(0).noise_pct(), wide_own);
+  sb::run_summary one = rounds({5.0});
+  EXPECT_FALSE(one.rows.at(0).noise_pct());
+  sb::hold_to_history(one, hs);
+  EXPECT_TRUE(one.rows.at(0).noise_pct());
+}
+
 TEST(History, PicksTheTestbedOfTheRun) {
   const store_dir store({5.0, 5.0, 5.0, 5.0, 5.0}, "dev-2core");
   sb::run_summary run;

@@ -74,29 +74,20 @@ int processes_of(const row_record& r) {
   return static_cast<int>(std::unique(keys.begin(), keys.end()) - keys.begin());
 }
 
-// One side's spread between runs: its own rounds and processes, floored by the history's
-// spread of one run over the side's processes (a process effect shrinks only with processes).
+// One side's spread between runs: its own rounds and processes, or the tracker's record of the
+// row where hold_to_history gave it one and it says more (row_record::spread).
 struct side_spread {
   std::optional<rerun_spread> spread;
   std::string from;
 };
-side_spread spread_of(const row_record& r, const row_history* h) {
+side_spread spread_of(const row_record& r) {
   side_spread out;
-  const int k = std::max(1, processes_of(r));
-  if (const auto own = r.spread()) {
-    out.spread = own;
-    out.from = std::to_string(own->rounds) + " rounds in " + std::to_string(own->processes) + " process" +
-               (own->processes == 1 ? "" : "es");
-  }
-  if (h)
-    if (auto run = h->per_run()) {
-      run->centre_var /= k;
-      run->processes = k;
-      if (!out.spread || run->centre_var > out.spread->centre_var) {
-        out.spread = run;
-        out.from = "the history's " + std::to_string(h->median_ms.size()) + " runs";
-      }
-    }
+  out.spread = r.spread();
+  if (!out.spread) return out;
+  const rerun_spread& s = *out.spread;
+  out.from = s.history_runs > 0 ? "the history's " + std::to_string(s.history_runs) + " runs"
+                                : std::to_string(s.rounds) + " rounds in " + std::to_string(s.processes) + " process" +
+                                      (s.processes == 1 ? "" : "es");
   return out;
 }
 
@@ -211,9 +202,8 @@ estimate unpaired(const row_record& b, const row_record& n, const side_spread& b
 }
 
 // The timed rows of both sides: change, interval, status and why.
-void judge(row_change& ch, const row_record& b, const row_record& n, const run_history* history, double confidence) {
-  const row_history* h = history ? history->find(b.id) : nullptr;
-  const side_spread bs = spread_of(b, h), ns = spread_of(n, h);
+void judge(row_change& ch, const row_record& b, const row_record& n, double confidence) {
+  const side_spread bs = spread_of(b), ns = spread_of(n);
   if (bs.spread) ch.base_noise_pct = bs.spread->rerun_pct(limits::noise_confidence);
   if (ns.spread) ch.new_noise_pct = ns.spread->rerun_pct(limits::noise_confidence);
   estimate e;
@@ -260,16 +250,19 @@ void judge(row_change& ch, const row_record& b, const row_record& n, const run_h
 
 }  // namespace
 
-comparison compare_runs(const run_summary& base, const run_summary& contender, const run_history* history) {
+comparison compare_runs(const run_summary& base_run, const run_summary& contender_run, const run_history* history) {
   comparison c;
+  run_summary base = base_run, contender = contender_run;
+  if (history) {
+    c.history = hold_to_history(base, *history);
+    hold_to_history(contender, *history);
+  }
   // The rows judged by time: gate_confidence is the whole comparison's (Bonferroni), so that an
   // A/A comparison of many rows calls none slower 99 times in 100, not each row.
   std::size_t timed = 0;
   for (const auto& b : base.rows)
     if (const row_record* n = find_id(contender, b.id); b.passed() && n && n->passed()) ++timed;
   c.row_confidence = 1 - (1 - limits::gate_confidence) / static_cast<double>(std::max<std::size_t>(1, timed));
-  if (history)
-    c.history = history->store + ", testbed " + history->testbed + ": " + std::to_string(history->runs) + " runs";
   for (const auto& b : base.rows) {
     row_change ch;
     ch.id = b.id;
@@ -293,7 +286,7 @@ comparison compare_runs(const run_summary& base, const run_summary& contender, c
       ch.status = failure_status(*n);
       ch.why = failure_text(*n);
     } else {
-      judge(ch, b, *n, history, c.row_confidence);
+      judge(ch, b, *n, c.row_confidence);
     }
     c.rows.push_back(std::move(ch));
   }
@@ -349,7 +342,7 @@ std::string rule_text() {
          " / m: Bonferroni), from what a re-run would see: the spread between the pairs, else between each side's "
          "rounds "
          "and processes (Student t, Welch), each side at least the spread of one run in the tracker's history "
-         "(--history) over its processes; never a process's own samples. slower / faster: beyond the interval's "
+         "(--history) over the runs it pools; never a process's own samples. slower / faster: beyond the interval's "
          "half-width and at least " +
          floor + "; same: within it, the half-width at most " + floor +
          "; undecided: within it, the half-width above " + floor +

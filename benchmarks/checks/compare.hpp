@@ -69,7 +69,7 @@ std::vector<double> paired_ratios(const row_record& base, const row_record& cont
 // the ratio of the medians and its interval that of the ratio from both sides' spread between
 // runs (rerun_spread::difference_pct at row_confidence: limits::gate_confidence for all the rows
 // judged by time together, Bonferroni): their rounds and processes, each side
-// at least the spread of `history`'s runs of the row (over the side's processes). A side of one
+// at least the spread of `history`'s runs of the row (over the files it pools: hold_to_history). A side of one
 // round with no history cannot be judged: the row is undecided.
 comparison compare_runs(const run_summary& base, const run_summary& contender, const run_history* history = nullptr);
 

@@ -76,6 +76,7 @@ std::optional<rerun_spread> row_history::per_run() const {
   s.df = std::max(1.0, mad_efficiency * static_cast<double>(steps.size()));
   s.rounds = static_cast<int>(median_ms.size());
   s.processes = 1;
+  s.history_runs = static_cast<int>(median_ms.size());
   return s;
 }
 
@@ -85,6 +86,23 @@ std::optional<double> row_history::detectable_step_pct(int runs_after, double co
   const double n = static_cast<double>(median_ms.size());
   const double se = std::sqrt(s->centre_var * (1.0 / runs_after + 1.0 / n));
   return 100.0 * std::expm1(student_t_quantile(0.5 + confidence / 2, s->df) * se);
+}
+
+std::string hold_to_history(run_summary& run, const run_history& h) {
+  // The processes of one run share its minutes, and the machine's state in them: the record's
+  // spread of a run shrinks with the runs pooled, not with the processes inside each.
+  const double runs = static_cast<double>(std::max<std::size_t>(1, run.sources.size()));
+  for (auto& r : run.rows) {
+    const row_history* stored = h.find(r.id);
+    if (!stored) continue;
+    if (auto s = stored->per_run()) {
+      s->centre_var /= runs;
+      r.history_run = s;
+    }
+  }
+  std::string text = h.store + ", testbed " + h.testbed + ": " + std::to_string(h.runs) + " runs";
+  run.context["noise_history"] = text;
+  return text;
 }
 
 const row_history* run_history::find(const row_id& id) const& {

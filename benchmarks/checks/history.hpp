@@ -49,6 +49,13 @@ run_history load_history(const std::string& store, const std::string& testbed);
 // tools/track add makes it, else the store's only testbed; throws load_error when none fits.
 std::string testbed_for(const std::string& store, const std::string& given, const run_summary& run);
 
+// Holds each row of `run` to the record of it in `h` (issue 30): its spread between runs (the
+// ± it prints, the audit's rules and the verdict) is at least the spread of one stored run over
+// the runs `run` pools (its files; a live run is one). A machine whose state moves over longer
+// than a run (a VM whose host changes its speed for minutes) shows it only in a record of many
+// runs. Notes the record in the context's noise_history and returns it ("STORE, testbed T: N runs").
+std::string hold_to_history(run_summary& run, const run_history& h);
+
 // Per row of the testbed: its runs, the spread of one run (in %) and the step `runs_after` runs
 // can detect at limits::gate_confidence; as text, and as {"runs", "rows": [{"row", "id", "runs",
 // "run_spread_pct", "detectable_step_pct"}]}.

@@ -25,7 +25,8 @@ namespace bench = solvebench::bench;
 namespace {
 
 const char* const usage =
-    "usage: solve_bench_checks [--out-prefix=P] [--no-files] [--rows-json=OUT] RUN.json|RUN.rows.jsonl ...\n"
+    "usage: solve_bench_checks [--out-prefix=P] [--no-files] [--rows-json=OUT] [--history=STORE [--testbed=NAME]]\n"
+    "                          RUN.json|RUN.rows.jsonl ...\n"
     "       solve_bench_checks compare [--json=OUT] [--markdown=OUT] [--filter=REGEX] [--history=STORE\n"
     "                                  [--testbed=NAME]] BASE... -- NEW...\n"
     "       solve_bench_checks history --store=STORE [--testbed=NAME] [--runs=N] [--json=OUT]\n"
@@ -36,7 +37,10 @@ const char* const usage =
     "P.verdict.json and P.verdict.md, P being --out-prefix or the first input without its\n"
     ".json or .rows.jsonl. Exit status: 0 no timing bug and no failed row, 1 a timing bug, a\n"
     "failed row or an internal error (one line: a bug), 2 bad usage or an input that is not a\n"
-    "solve_bench run. --rows-json writes the pooled\n"
+    "solve_bench run. --history=STORE holds each row's ± (and the audit and the verdict that judge by it)\n"
+    "to at least the spread between runs of the row in a tools/track store (testbed --testbed, else the\n"
+    "run's host_name), over the files pooled: on a machine whose speed moves for longer than a run, only\n"
+    "a record of many runs shows it. --rows-json writes the pooled\n"
     "rows as the checks read them: {\"rows\": [{\"row\", \"id\", \"median_ms\", \"noise_pct\", \"repetitions\",\n"
     "\"passed\", \"error\", \"skipped\", \"counters\": {medians}}]} (ids included for results written before rows had "
     "them).\n"
@@ -195,7 +199,7 @@ std::string base_of(const std::string& path) {
 
 int checks_main(int argc, char** argv) {
   std::vector<std::string> inputs;
-  std::string prefix, rows_json;
+  std::string prefix, rows_json, store, testbed;
   bool files = true;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -206,6 +210,8 @@ int checks_main(int argc, char** argv) {
     if (arg.rfind("--out-prefix=", 0) == 0) prefix = arg.substr(13);
     else if (arg == "--no-files") files = false;
     else if (arg.rfind("--rows-json=", 0) == 0) rows_json = arg.substr(12);
+    else if (arg.rfind("--history=", 0) == 0) store = arg.substr(10);
+    else if (arg.rfind("--testbed=", 0) == 0) testbed = arg.substr(10);
     else if (arg.rfind("--", 0) == 0) {
       std::cerr << "solve_bench_checks: unknown flag '" << arg << "' (see --help)\n";
       return 2;
@@ -215,9 +221,15 @@ int checks_main(int argc, char** argv) {
     std::cerr << "solve_bench_checks: no input (see --help)\n";
     return 2;
   }
+  if (!testbed.empty() && store.empty()) {
+    std::cerr << "solve_bench_checks: --testbed needs --history=STORE\n";
+    return 2;
+  }
   bench::run_summary run;
   try {
     run = bench::load_runs(inputs);
+    if (!store.empty())
+      bench::hold_to_history(run, bench::load_history(store, bench::testbed_for(store, testbed, run)));
   } catch (const bench::load_error& e) {
     std::cerr << "solve_bench_checks: " << e.what() << "\n";
     return 2;

@@ -249,8 +249,21 @@ std::optional<double> median_noise_pct(std::vector<double> samples, double confi
   return 100.0 * 0.5 * (hi - lo) / mid;
 }
 
+std::optional<rerun_spread> row_record::spread() const {
+  auto own = rerun_spread_of(times_ms, process_of, pooled_round_var, pooled_process_var);
+  // The wider interval, not the larger variance: a record of many runs knows its variance
+  // better (more degrees of freedom), and a floor must never narrow what the run itself says.
+  if (!history_run || !ok() ||
+      (own && own->rerun_pct(limits::noise_confidence) >= history_run->rerun_pct(limits::noise_confidence)))
+    return own;
+  rerun_spread h = *history_run;
+  h.rounds = own ? own->rounds : static_cast<int>(times_ms.size());
+  h.processes = own ? own->processes : 1;
+  return h;
+}
+
 std::optional<double> row_record::noise_pct() const {
-  if (times_ms.size() >= 2) {
+  if (times_ms.size() >= 2 || history_run) {
     if (const auto s = spread()) return s->rerun_pct(limits::noise_confidence);
     return std::nullopt;
   }

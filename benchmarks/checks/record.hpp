@@ -39,6 +39,7 @@ struct rerun_spread {
   int processes = 0;       // the processes they came from
   double round_var = 0;    // the variance of one round (log) within its process, at least the floor it was given
   double process_var = 0;  // the variance of one process's mean (log) between processes, at least its floor; 0 with one
+  int history_runs = 0;    // > 0: the tracker's record of this many runs (row_history::per_run), not the run's own
   // Half-width, in percent of the median, of the interval in which the median of a re-run of
   // the same design (rounds and processes) falls with `confidence`: t * sqrt(2 * centre_var).
   double rerun_pct(double confidence) const;
@@ -65,6 +66,9 @@ struct row_record {
   bool skipped = false;                      // the error is a refusal (memory, a limit), not a failure
   double pooled_round_var = 0;    // its floor: its device's, its family's and its parts' rows (pool_device_noise)
   double pooled_process_var = 0;  // the same for the variance of a process's mean, where rows have several
+  // The spread of one run of the row in the tracker's record of its testbed, over the runs
+  // pooled (hold_to_history): spread() is the wider of it and the run's own. None without --history.
+  std::optional<rerun_spread> history_run;
 
   bool ok() const { return error.empty() && !times_ms.empty(); }
   double median_ms() const { return median(times_ms); }
@@ -86,10 +90,9 @@ struct row_record {
   std::optional<double> noise_within_pct() const;
   // Whether the row comes from a run that has rounds (a round counter or noise_within_pct).
   bool has_rounds() const { return counters.count("round") || counters.count("noise_within_pct"); }
-  // The spread between its repetitions (rounds) and processes: what a re-run would see.
-  std::optional<rerun_spread> spread() const {
-    return rerun_spread_of(times_ms, process_of, pooled_round_var, pooled_process_var);
-  }
+  // The spread between its repetitions (rounds) and processes: what a re-run would see; where
+  // the tracker's record of the row says more (history_run), that record.
+  std::optional<rerun_spread> spread() const;
   // Whether every repetition's resid passed the HPL check (a row without resid passes).
   bool passed() const;
   std::optional<std::string> axis(const std::string& key) const { return id.axis(key); }

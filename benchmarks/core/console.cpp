@@ -84,13 +84,14 @@ std::string count_of(int n, const std::string& what) {
 }
 
 // What the +- column is, said once above the header: how many rounds and processes it comes from.
-std::string what_the_interval_is(const display_options& o) {
+std::string what_the_interval_is(const display_options& o, const std::string& history) {
   const std::string from = o.processes > 1
                                ? count_of(o.processes, "process") + " of " +
                                      (o.rounds == 1 ? std::string("one round") : count_of(o.rounds, "round")) + " each"
                                : count_of(o.rounds, "round") + " in one process";
   std::string text = "time: the median of a row's rounds; ±: a re-run lands within it 19 times in 20, from " + from +
                      span_words(o.span_s) + " (a row with fewer says so), no narrower than its device's median row";
+  if (!history.empty()) text += ", and no narrower than one run of the row on record (" + history + ")";
   if (o.processes == 1) text += "; what differs between processes is not in it: --processes=3 measures that";
   if (o.processes > 1 && o.span_s == 0)
     text +=
@@ -157,7 +158,7 @@ std::string time_text(double ns) {
 std::string span_words(int span_s) { return span_s > 0 ? ", started over " + std::to_string(span_s) + " s" : ""; }
 
 std::string render_table(const run_summary& run, const display_options& o) {
-  std::string out = what_the_interval_is(o);
+  std::string out = what_the_interval_is(o, run.context_value("noise_history"));
   out += pad("row", o.name_width) + " " + right("time", 9) + " " + right("±re-run", 8) + " " + right("calls", 6) + " " +
          right("GFLOP/s", 9) + " " + right("resid", 8) + "  notes\n" + std::string(console_width, '-') + "\n";
   const ceilings_report ceilings = ceilings_of(run);

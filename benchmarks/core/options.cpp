@@ -7,6 +7,10 @@
 #include <cstdlib>
 #include <sstream>
 
+#include <unistd.h>
+
+#include "checks/history.hpp"
+#include "checks/load.hpp"
 #include "checks/text.hpp"
 #include "checks/thresholds.hpp"
 #include "solvebench/conditioned.hpp"
@@ -207,6 +211,15 @@ std::vector<flag> common_flags(common_options& o, const std::string& sizes_help)
          return o.span_s > 0 ? std::to_string(o.span_s) + " with 2 or more processes, else 0"
                              : std::string("0: one after another");
        }()},
+      {"--history", "STORE", "SOLVE_BENCH_HISTORY",
+       "a tools/track store: each row's +- is at least the spread between the runs of it on record (one run's, "
+       "for a machine whose speed moves for longer than a run: only a record of many runs shows it); the "
+       "context's noise_history names the record",
+       [&o](const std::string&, const std::string& v) { o.history = v; },
+       [] { return std::string("none: the run's own rounds and processes"); }()},
+      {"--testbed", "NAME", "SOLVE_BENCH_TESTBED", "the testbed of --history's store whose record the rows are held to",
+       [&o](const std::string&, const std::string& v) { o.testbed = v; },
+       [] { return std::string("the host's name, else the store's only testbed"); }()},
       {"--progress", "MODE", "SOLVE_BENCH_PROGRESS",
        "progress on stderr: auto (one line redrawn on a terminal, else lines), lines, off (errors still shown)",
        [&o](const std::string& w, const std::string& v) {
@@ -375,7 +388,26 @@ bool suite_variable(const std::string& name) {
 
 }  // namespace
 
-void parse_flags(const std::vector<flag>& flags, int argc, char** argv, common_options&, char** env) {
+namespace {
+// --history's record, read before the run: a wrong store or testbed fails now, not after the rows ran.
+void settle_history(common_options& o) {
+  if (o.history.empty()) {
+    if (!o.testbed.empty()) throw usage_error("--testbed=" + o.testbed + " names a testbed of --history=STORE's store");
+    return;
+  }
+  run_summary here;
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) == 0) here.context["host_name"] = host;
+  try {
+    o.testbed = testbed_for(o.history, o.testbed, here);
+    load_history(o.history, o.testbed);
+  } catch (const load_error& e) {
+    throw usage_error(std::string("--history: ") + e.what());
+  }
+}
+}  // namespace
+
+void parse_flags(const std::vector<flag>& flags, int argc, char** argv, common_options& common, char** env) {
   for (char** e = env; e && *e; ++e) {
     const std::string entry = *e, name = entry.substr(0, entry.find('='));
     if (name.rfind("SOLVE_BENCH_", 0) == 0 && !suite_variable(name))
@@ -398,6 +430,7 @@ void parse_flags(const std::vector<flag>& flags, int argc, char** argv, common_o
     }
     if (!known) throw usage_error("unknown argument '" + arg + "'");
   }
+  settle_history(common);
 }
 
 std::string flags_help(const std::vector<flag>& flags) {

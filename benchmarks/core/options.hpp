@@ -60,6 +60,8 @@ struct common_options {
   int span_s = 0;                 // --span: the processes start spread over at least this many seconds
   bool span_given = false;        // --span (or its variable) was given: with one process, a usage error
   std::string progress = "auto";  // auto (redrawn on a terminal, lines otherwise), lines, off
+  std::string history;            // --history: a tools/track store whose record of the rows floors their ±
+  std::string testbed;            // --testbed: its testbed; once parsed, the one found (settle_history)
   // --sizes=scan:LO..HI or --nrhs=scan:LO..HI (core/scan.hpp): the axis's list is the coarse grid,
   // bisected afterwards by at most scan_extra rows, and by no pass that starts after scan_budget_s.
   std::optional<scan_range> scan;

@@ -11,6 +11,7 @@
 #include <map>
 #include <sstream>
 
+#include "checks/history.hpp"
 #include "checks/load.hpp"
 #include "checks/output.hpp"
 #include "core/printers.hpp"
@@ -264,6 +265,15 @@ run_summary read_rows_log(const std::string& rows_log) {
   return run;
 }
 
+void hold_to_store(run_summary& run, const common_options& opt, std::vector<std::string>& problems) {
+  if (opt.history.empty()) return;
+  try {
+    hold_to_history(run, load_history(opt.history, opt.testbed));
+  } catch (const load_error& e) {
+    problems.push_back(std::string("--history: ") + e.what() + "; each +- is the run's own");
+  }
+}
+
 std::vector<json> result_entries(const std::string& rows_log, const run_summary& run, json& context) {
   std::vector<json> entries;
   std::vector<int> segment_of;
@@ -315,7 +325,9 @@ std::string results_text(const output_plan& plan, const gb_settings& gb, const r
                          const std::string& format) {
   json context = json::object();
   std::vector<json> kept;
-  for (auto& e : result_entries(plan.live, run, context)) {
+  std::vector<json> entries = result_entries(plan.live, run, context);
+  if (const std::string h = run.context_value("noise_history"); !h.empty()) context["noise_history"] = h;
+  for (auto& e : entries) {
     const bool aggregate = e.value("run_type", std::string()) == "aggregate";
     const bool failed = e.value("error_occurred", false);
     if (gb.report_aggregates_only && !aggregate && !failed && e.value("repetitions", 1) > 1) continue;
