@@ -392,7 +392,8 @@ namespace {
 // --history's record, read before the run: a wrong store or testbed fails now, not after the rows ran.
 void settle_history(common_options& o) {
   if (o.history.empty()) {
-    if (!o.testbed.empty()) throw usage_error("--testbed=" + o.testbed + " names a testbed of --history=STORE's store");
+    if (!o.testbed.empty())
+      throw usage_error("--testbed=" + o.testbed + " needs --history=STORE, the store it is a testbed of");
     return;
   }
   run_summary here;
