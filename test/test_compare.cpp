@@ -215,10 +215,12 @@ TEST(Compare, PairsDecideBackToBack) {
 
 namespace {
 
-// A tools/track store with one testbed whose runs have the row at `ms`.
+// A tools/track store with one testbed whose runs have the row at `ms`, run i of the stack
+// (fingerprint commit) stacks[i], else of one stack.
 class store_dir {
  public:
-  explicit store_dir(const std::vector<double>& ms, const std::string& testbed = "vm") {
+  explicit store_dir(const std::vector<double>& ms, const std::string& testbed = "vm",
+                     const std::vector<std::string>& stacks = {}) {
     path_ = fs::temp_directory_path() / ("sb-history-" + std::to_string(::getpid()) + "-" + std::to_string(count_++));
     fs::create_directories(path_ / testbed / "answers");
     for (std::size_t i = 0; i < ms.size(); ++i) {
@@ -227,6 +229,8 @@ class store_dir {
           {"testbed", testbed},
           {"date", "2026-12-01T00:00:00+00:00"},
           {"rows", {{{"name", gesv.name()}, {"id", sb::to_json(gesv)}, {"median_ms", ms[i]}, {"repetitions", 1}}}}};
+      const std::string commit = i < stacks.size() ? stacks[i] : "abc";
+      if (!commit.empty()) doc["fingerprint"] = {{"solve_bench_commit", commit}, {"blas_threads", "2"}};
       char name[64];
       std::snprintf(name, sizeof name, "202612%02zuT000000Z-%010zx.json", 1 + i % 28, i);
       std::ofstream(path_ / testbed / name) << doc.dump();
@@ -260,16 +264,52 @@ TEST(History, ReadsAStoreAndItsSpread) {
   EXPECT_THROW(sb::history_testbeds(store.path() + "/nowhere"), sb::load_error);
 }
 
-TEST(History, IsRobustToTheStepsItHolds) {
+TEST(History, IsRobustToTheStepsOfNewStacks) {
   std::vector<double> ms;
+  std::vector<std::string> stacks;
   std::mt19937_64 rng(6);
-  for (double level : {5.0, 10.0, 5.0})
-    for (double t : lognormal(level, 10, 0.01, rng)) ms.push_back(t);
-  const store_dir store(ms);
+  for (const auto& [level, commit] : std::vector<std::pair<double, std::string>>{{5.0, "a"}, {10.0, "b"}, {5.0, "c"}})
+    for (double t : lognormal(level, 10, 0.01, rng)) {
+      ms.push_back(t);
+      stacks.push_back(commit);
+    }
+  const store_dir store(ms, "vm", stacks);
   const sb::run_history history = sb::load_history(store.path(), "vm");
-  const auto s = history.find(gesv)->per_run();
+  const auto* r = history.find(gesv);
+  const auto s = r->per_run();
   ASSERT_TRUE(s);
-  EXPECT_LT(std::sqrt(s->centre_var), 0.02);  // the two steps do not count as spread
+  EXPECT_LT(std::sqrt(s->centre_var), 0.02);  // the two steps, each a new build, do not count as spread
+  ASSERT_TRUE(r->reruns() && r->steps());
+  EXPECT_EQ(r->reruns()->df, 27);  // 30 runs of 3 stacks
+}
+
+TEST(History, CountsEveryStateOfOneStackAsSpread) {
+  // One build, one library: 40 runs at 5 ms, 2% apart, and 5 of them, together, at 6.5 ms for
+  // a while (a VM's host busy elsewhere). Successive steps see two jumps; reruns see every state.
+  std::mt19937_64 rng(7);
+  std::vector<double> ms = lognormal(5.0, 40, 0.02, rng);
+  for (std::size_t i = 20; i < 25; ++i) ms[i] *= 1.3;
+  const store_dir store(ms);
+  const auto h = sb::load_history(store.path(), "vm");
+  const auto* r = h.find(gesv);
+  const auto steps = r->steps(), reruns = r->reruns();
+  ASSERT_TRUE(steps && reruns);
+  EXPECT_LT(steps->rerun_pct(0.95), 10.0);
+  // 175 of the 780 pairs straddle the state: a re-run lands 30% away far more than 1 in 20.
+  EXPECT_GT(reruns->rerun_pct(0.95), 25.0);
+  EXPECT_DOUBLE_EQ(r->per_run()->centre_var, reruns->centre_var);
+  // Its rerun_pct at 95% is the quantile of the runs' ratios, by construction.
+  std::vector<double> gaps;
+  for (std::size_t i = 0; i < ms.size(); ++i)
+    for (std::size_t j = i + 1; j < ms.size(); ++j) gaps.push_back(std::fabs(std::log(ms[i] / ms[j])));
+  std::sort(gaps.begin(), gaps.end());
+  EXPECT_NEAR(reruns->rerun_pct(0.95),
+              100 * std::expm1(gaps[static_cast<std::size_t>(0.95 * static_cast<double>(gaps.size() - 1))]), 0.5);
+  // Runs without a fingerprint are of no known stack: the steps alone.
+  const store_dir unknown(ms, "vm", std::vector<std::string>(ms.size(), ""));
+  const auto hu = sb::load_history(unknown.path(), "vm");
+  EXPECT_FALSE(hu.find(gesv)->reruns());
+  EXPECT_DOUBLE_EQ(hu.find(gesv)->per_run()->centre_var, hu.find(gesv)->steps()->centre_var);
 }
 
 TEST(History, DecidesOneRoundASideAndFloorsTightRounds) {

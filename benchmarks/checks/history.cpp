@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
 
@@ -63,9 +64,29 @@ std::string safe_testbed(const std::string& name) {
   return out.empty() ? "unnamed" : out;
 }
 
+// The p quantile of v (linear between order statistics, as numpy's default); v not empty.
+double quantile(std::vector<double> v, double p) {
+  std::sort(v.begin(), v.end());
+  const double h = p * static_cast<double>(v.size() - 1);
+  const auto lo = static_cast<std::size_t>(h);
+  const std::size_t hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (v[hi] - v[lo]) * (h - static_cast<double>(lo));
+}
+
+// A stored run's fingerprint as one text, its keys in order: runs with equal texts ran one stack.
+std::string stack_of(const json& doc) {
+  const auto it = doc.find("fingerprint");
+  if (it == doc.end() || !it->is_object()) return "";
+  std::map<std::string, std::string> keys;
+  for (const auto& [k, v] : it->items()) keys[k] = v.dump();
+  std::string out;
+  for (const auto& [k, v] : keys) out += k + "=" + v + "\n";
+  return out;
+}
+
 }  // namespace
 
-std::optional<rerun_spread> row_history::per_run() const {
+std::optional<rerun_spread> row_history::steps() const {
   if (median_ms.size() < static_cast<std::size_t>(limits::history_min_runs)) return std::nullopt;
   std::vector<double> steps;
   for (std::size_t i = 1; i < median_ms.size(); ++i)
@@ -80,8 +101,37 @@ std::optional<rerun_spread> row_history::per_run() const {
   return s;
 }
 
+std::optional<rerun_spread> row_history::reruns() const {
+  std::map<std::string, std::vector<double>> by_stack;
+  for (std::size_t i = 0; i < median_ms.size(); ++i)
+    if (i < stack.size() && !stack[i].empty()) by_stack[stack[i]].push_back(std::log(median_ms[i]));
+  std::vector<double> gaps;
+  std::size_t df = 0;
+  for (const auto& [key, logs] : by_stack) {
+    df += logs.size() - 1;
+    for (std::size_t i = 0; i < logs.size(); ++i)
+      for (std::size_t j = i + 1; j < logs.size(); ++j) gaps.push_back(std::fabs(logs[i] - logs[j]));
+  }
+  if (df + 1 < static_cast<std::size_t>(limits::history_min_runs)) return std::nullopt;
+  const double t = student_t_quantile(0.5 + limits::noise_confidence / 2, static_cast<double>(df));
+  const double q = quantile(gaps, limits::noise_confidence) / t;
+  rerun_spread s;
+  s.centre_var = q * q / 2;  // rerun_pct: t * sqrt(2 * centre_var) is the quantile
+  s.df = static_cast<double>(df);
+  s.rounds = static_cast<int>(median_ms.size());
+  s.processes = 1;
+  s.history_runs = static_cast<int>(median_ms.size());
+  return s;
+}
+
+std::optional<rerun_spread> row_history::per_run() const {
+  const auto by_steps = steps(), by_reruns = reruns();
+  if (by_steps && by_reruns) return by_reruns->centre_var > by_steps->centre_var ? by_reruns : by_steps;
+  return by_steps ? by_steps : by_reruns;
+}
+
 std::optional<double> row_history::detectable_step_pct(int runs_after, double confidence) const {
-  const auto s = per_run();
+  const auto s = steps();
   if (!s || runs_after < 1) return std::nullopt;
   const double n = static_cast<double>(median_ms.size());
   const double se = std::sqrt(s->centre_var * (1.0 / runs_after + 1.0 / n));
@@ -137,14 +187,16 @@ run_history load_history(const std::string& store, const std::string& testbed) {
     try {
       if (doc.value("format", std::string()) != store_format)
         throw std::invalid_argument("its format is not " + std::string(store_format));
+      const std::string stack = stack_of(doc);
       for (const auto& r : doc.at("rows")) {
         const auto ms = r.find("median_ms");
         if (ms == r.end() || !ms->is_number() || !(ms->get<double>() > 0)) continue;  // a failed row
         const std::string name = r.at("name").get<std::string>();
         const row_id id = r.contains("id") ? row_id_from_json(r.at("id")) : legacy_row_id(name);
         auto it = std::find_if(h.rows.begin(), h.rows.end(), [&](const row_history& x) { return x.id == id; });
-        if (it == h.rows.end()) it = h.rows.insert(h.rows.end(), row_history{id, id.name(), {}});
+        if (it == h.rows.end()) it = h.rows.insert(h.rows.end(), row_history{id, id.name(), {}, {}});
         it->median_ms.push_back(ms->get<double>());
+        it->stack.push_back(stack);
       }
     } catch (const std::exception& e) {
       throw load_error(path.string() + ": not a stored run: " + e.what());
@@ -156,24 +208,25 @@ run_history load_history(const std::string& store, const std::string& testbed) {
 
 namespace {
 // One run's spread about the row's level, in % (the sigma of its log time).
-std::optional<double> run_spread_pct(const row_history& r) {
-  const auto s = r.per_run();
+std::optional<double> spread_pct(const std::optional<rerun_spread>& s) {
   if (!s) return std::nullopt;
   return 100 * std::sqrt(s->centre_var);
 }
+std::string pct_text(const std::optional<double>& x) { return x ? format("%.1f%%", *x) : std::string("-"); }
 json number(const std::optional<double>& x) { return x && std::isfinite(*x) ? json(*x) : json(nullptr); }
 }  // namespace
 
 std::string history_text(const run_history& h, int runs_after) {
   std::string out = "testbed " + h.testbed + ": " + std::to_string(h.runs) +
-                    " runs; per row, the spread of one run about its level and the smallest step in it that " +
+                    " runs; per row, the spread of one run about its level (the wider of: reruns of one stack, "
+                    "successive steps) and the smallest lasting step in it (from the steps) that " +
                     std::to_string(runs_after) + " runs after the step tell apart (" +
                     sig3(100 * limits::gate_confidence) + "%)\n";
   for (const auto& r : h.rows) {
-    const auto spread = run_spread_pct(r);
     const auto step = r.detectable_step_pct(runs_after, limits::gate_confidence);
-    out += format("  %-48s %3zu runs  spread %7s  detects %s\n", r.name.c_str(), r.median_ms.size(),
-                  spread ? format("%.1f%%", *spread).c_str() : "-",
+    out += format("  %-48s %3zu runs  spread %6s (reruns %6s, steps %6s)  detects %s\n", r.name.c_str(),
+                  r.median_ms.size(), pct_text(spread_pct(r.per_run())).c_str(),
+                  pct_text(spread_pct(r.reruns())).c_str(), pct_text(spread_pct(r.steps())).c_str(),
                   step ? format(">= %.1f%%", *step).c_str()
                        : format("- (fewer than %d runs)", limits::history_min_runs).c_str());
   }
@@ -186,7 +239,9 @@ json history_json(const run_history& h, int runs_after) {
     rows.push_back({{"row", r.name},
                     {"id", to_json(r.id)},
                     {"runs", r.median_ms.size()},
-                    {"run_spread_pct", number(run_spread_pct(r))},
+                    {"run_spread_pct", number(spread_pct(r.per_run()))},
+                    {"rerun_spread_pct", number(spread_pct(r.reruns()))},
+                    {"step_spread_pct", number(spread_pct(r.steps()))},
                     {"detectable_step_pct", number(r.detectable_step_pct(runs_after, limits::gate_confidence))}});
   return {{"runs", h.runs}, {"rows", rows}};
 }

@@ -17,15 +17,25 @@ namespace solvebench::bench {
 struct row_history {
   row_id id;
   std::string name;
-  std::vector<double> median_ms;  // one per stored run that has the row, oldest first (failed runs left out)
-  // The spread of one stored run's median about the row's level, from the differences of
-  // successive runs (robust to the steps and drift a history holds: 1.4826 x their median
-  // absolute value, the normal's sigma, over sqrt 2): as a rerun_spread of one process, its
-  // degrees of freedom the median's efficiency (0.37) times the differences. None with fewer
-  // than limits::history_min_runs runs.
+  std::vector<double> median_ms;   // one per stored run that has the row, oldest first (failed runs left out)
+  std::vector<std::string> stack;  // per run: its fingerprint (build, libraries, threads, machine), "" if none
+  // The spread of one stored run's median about the row's level: the wider of reruns() and
+  // steps(). None with fewer than limits::history_min_runs runs.
   std::optional<rerun_spread> per_run() const;
-  // The smallest step in the row's level that `runs_after` runs after it (their mean against
-  // the runs on record) tell apart from the spread at `confidence`, in percent.
+  // From runs of one stack (the same fingerprint): what the machine alone did to the row, every
+  // state it passed through counted however long it lasted (a VM's host slowing it for minutes).
+  // The 95% quantile (limits::noise_confidence) of |log ratio| of every two runs of one stack,
+  // as the variance whose rerun_pct at that confidence is that quantile; degrees of freedom the
+  // runs less the stacks. None until they are limits::history_min_runs - 1.
+  std::optional<rerun_spread> reruns() const;
+  // From the differences of successive runs, robust to the steps a history holds (a new build,
+  // a new library): 1.4826 x their median absolute value, the normal's sigma, over sqrt 2; its
+  // degrees of freedom the median's efficiency (0.37) times the differences.
+  std::optional<rerun_spread> steps() const;
+  // The smallest lasting step in the row's level that `runs_after` runs after it (their mean
+  // against the runs on record) tell apart at `confidence`, in percent: from steps(), since a
+  // step that lasts within one stack (a load, a host's change no fingerprint records) is what
+  // the tracker's change points look for, and reruns() would count it as spread.
   std::optional<double> detectable_step_pct(int runs_after, double confidence) const;
 };
 
@@ -58,7 +68,7 @@ std::string hold_to_history(run_summary& run, const run_history& h);
 
 // Per row of the testbed: its runs, the spread of one run (in %) and the step `runs_after` runs
 // can detect at limits::gate_confidence; as text, and as {"runs", "rows": [{"row", "id", "runs",
-// "run_spread_pct", "detectable_step_pct"}]}.
+// "run_spread_pct", "rerun_spread_pct", "step_spread_pct", "detectable_step_pct"}]}.
 std::string history_text(const run_history& h, int runs_after);
 nlohmann::ordered_json history_json(const run_history& h, int runs_after);
 
