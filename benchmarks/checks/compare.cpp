@@ -252,11 +252,16 @@ void judge(row_change& ch, const row_record& b, const row_record& n, double conf
 
 comparison compare_runs(const run_summary& base_run, const run_summary& contender_run, const run_history* history) {
   comparison c;
-  run_summary base = base_run, contender = contender_run;
+  // Copies only to hold them to the history: a comparison without one reads the runs as given.
+  std::optional<run_summary> held_base, held_contender;
   if (history) {
-    c.history = hold_to_history(base, *history);
-    hold_to_history(contender, *history);
+    held_base = base_run;
+    held_contender = contender_run;
+    c.history = hold_to_history(*held_base, *history);
+    hold_to_history(*held_contender, *history);
   }
+  const run_summary& base = held_base ? *held_base : base_run;
+  const run_summary& contender = held_contender ? *held_contender : contender_run;
   // The rows judged by time: gate_confidence is the whole comparison's (Bonferroni), so that an
   // A/A comparison of many rows calls none slower 99 times in 100, not each row.
   std::size_t timed = 0;

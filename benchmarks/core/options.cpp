@@ -401,7 +401,7 @@ void settle_history(common_options& o) {
   if (::gethostname(host, sizeof host - 1) == 0) here.context["host_name"] = host;
   try {
     o.testbed = testbed_for(o.history, o.testbed, here);
-    load_history(o.history, o.testbed);
+    o.record = std::make_shared<const run_history>(load_history(o.history, o.testbed));
   } catch (const load_error& e) {
     throw usage_error(std::string("--history: ") + e.what());
   }

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -15,6 +16,8 @@
 #include "solvebench/solver_choices.hpp"
 
 namespace solvebench::bench {
+
+struct run_history;  // checks/history.hpp
 
 // `text` with its control characters escaped (\n, \x1e): a value given on the command line
 // or in the environment, quoted in a message, keeps the message on one line.
@@ -62,6 +65,7 @@ struct common_options {
   std::string progress = "auto";  // auto (redrawn on a terminal, lines otherwise), lines, off
   std::string history;            // --history: a tools/track store whose record of the rows floors their ±
   std::string testbed;            // --testbed: its testbed; once parsed, the one found (settle_history)
+  std::shared_ptr<const run_history> record;  // its record, read once when the flags are parsed
   // --sizes=scan:LO..HI or --nrhs=scan:LO..HI (core/scan.hpp): the axis's list is the coarse grid,
   // bisected afterwards by at most scan_extra rows, and by no pass that starts after scan_budget_s.
   std::optional<scan_range> scan;

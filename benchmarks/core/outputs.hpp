@@ -36,8 +36,9 @@ std::string rows_log_for_resume(const std::string& rows_log);
 // The log as a run, for the checks (the same reader solve_bench_checks uses).
 run_summary read_rows_log(const std::string& rows_log);
 
-// --history: the run's rows held to the store's record of them (checks/history.hpp). A store that
-// cannot be read now (it could when the run started) costs the floor, said in `problems`, not the run.
+// --history: the run's rows held to the store's record of them (checks/history.hpp), the one read
+// when the flags were parsed (else read now). A store that cannot be read now costs the floor,
+// said in `problems`, not the run.
 void hold_to_store(run_summary& run, const common_options& opt, std::vector<std::string>& problems);
 
 // The log's entries as Google Benchmark writes a run of repetitions: each row's rounds as its
