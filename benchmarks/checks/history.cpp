@@ -73,15 +73,27 @@ double quantile(std::vector<double> v, double p) {
   return v[lo] + (v[hi] - v[lo]) * (h - static_cast<double>(lo));
 }
 
-// A stored run's fingerprint as one text, its keys in order: runs with equal texts ran one stack.
+// A stored run's fingerprint as one text, its keys sorted: runs with equal texts ran one stack.
 std::string stack_of(const json& doc) {
   const auto it = doc.find("fingerprint");
-  if (it == doc.end() || !it->is_object()) return "";
-  std::map<std::string, std::string> keys;
-  for (const auto& [k, v] : it->items()) keys[k] = v.dump();
-  std::string out;
-  for (const auto& [k, v] : keys) out += k + "=" + v + "\n";
-  return out;
+  return it != doc.end() && it->is_object() ? nlohmann::json(*it).dump() : "";
+}
+
+// One stored run's spread, as a rerun_spread of one process over the row's runs on record.
+rerun_spread history_spread(double centre_var, double df, std::size_t runs) {
+  rerun_spread s;
+  s.centre_var = centre_var;
+  s.df = df;
+  s.rounds = static_cast<int>(runs);
+  s.processes = 1;
+  s.history_runs = static_cast<int>(runs);
+  return s;
+}
+
+// The wider of two spreads, either of which may be unknown.
+std::optional<rerun_spread> wider(const std::optional<rerun_spread>& a, const std::optional<rerun_spread>& b) {
+  if (a && b) return b->centre_var > a->centre_var ? b : a;
+  return a ? a : b;
 }
 
 }  // namespace
@@ -92,13 +104,8 @@ std::optional<rerun_spread> row_history::steps() const {
   for (std::size_t i = 1; i < median_ms.size(); ++i)
     steps.push_back(std::fabs(std::log(median_ms[i] / median_ms[i - 1])));
   const double sigma = 1.4826 * median(steps) / std::sqrt(2.0);
-  rerun_spread s;
-  s.centre_var = sigma * sigma;
-  s.df = std::max(1.0, mad_efficiency * static_cast<double>(steps.size()));
-  s.rounds = static_cast<int>(median_ms.size());
-  s.processes = 1;
-  s.history_runs = static_cast<int>(median_ms.size());
-  return s;
+  return history_spread(sigma * sigma, std::max(1.0, mad_efficiency * static_cast<double>(steps.size())),
+                        median_ms.size());
 }
 
 std::optional<rerun_spread> row_history::reruns() const {
@@ -115,20 +122,11 @@ std::optional<rerun_spread> row_history::reruns() const {
   if (df + 1 < static_cast<std::size_t>(limits::history_min_runs)) return std::nullopt;
   const double t = student_t_quantile(0.5 + limits::noise_confidence / 2, static_cast<double>(df));
   const double q = quantile(gaps, limits::noise_confidence) / t;
-  rerun_spread s;
-  s.centre_var = q * q / 2;  // rerun_pct: t * sqrt(2 * centre_var) is the quantile
-  s.df = static_cast<double>(df);
-  s.rounds = static_cast<int>(median_ms.size());
-  s.processes = 1;
-  s.history_runs = static_cast<int>(median_ms.size());
-  return s;
+  // rerun_pct, t * sqrt(2 * centre_var), is then the quantile.
+  return history_spread(q * q / 2, static_cast<double>(df), median_ms.size());
 }
 
-std::optional<rerun_spread> row_history::per_run() const {
-  const auto by_steps = steps(), by_reruns = reruns();
-  if (by_steps && by_reruns) return by_reruns->centre_var > by_steps->centre_var ? by_reruns : by_steps;
-  return by_steps ? by_steps : by_reruns;
-}
+std::optional<rerun_spread> row_history::per_run() const { return wider(steps(), reruns()); }
 
 std::optional<double> row_history::detectable_step_pct(int runs_after, double confidence) const {
   const auto s = steps();
@@ -224,9 +222,10 @@ std::string history_text(const run_history& h, int runs_after) {
                     sig3(100 * limits::gate_confidence) + "%)\n";
   for (const auto& r : h.rows) {
     const auto step = r.detectable_step_pct(runs_after, limits::gate_confidence);
+    const auto reruns = r.reruns(), steps = r.steps();
     out += format("  %-48s %3zu runs  spread %6s (reruns %6s, steps %6s)  detects %s\n", r.name.c_str(),
-                  r.median_ms.size(), pct_text(spread_pct(r.per_run())).c_str(),
-                  pct_text(spread_pct(r.reruns())).c_str(), pct_text(spread_pct(r.steps())).c_str(),
+                  r.median_ms.size(), pct_text(spread_pct(wider(steps, reruns))).c_str(),
+                  pct_text(spread_pct(reruns)).c_str(), pct_text(spread_pct(steps)).c_str(),
                   step ? format(">= %.1f%%", *step).c_str()
                        : format("- (fewer than %d runs)", limits::history_min_runs).c_str());
   }
@@ -235,14 +234,16 @@ std::string history_text(const run_history& h, int runs_after) {
 
 json history_json(const run_history& h, int runs_after) {
   json rows = json::array();
-  for (const auto& r : h.rows)
+  for (const auto& r : h.rows) {
+    const auto reruns = r.reruns(), steps = r.steps();
     rows.push_back({{"row", r.name},
                     {"id", to_json(r.id)},
                     {"runs", r.median_ms.size()},
-                    {"run_spread_pct", number(spread_pct(r.per_run()))},
-                    {"rerun_spread_pct", number(spread_pct(r.reruns()))},
-                    {"step_spread_pct", number(spread_pct(r.steps()))},
+                    {"run_spread_pct", number(spread_pct(wider(steps, reruns)))},
+                    {"rerun_spread_pct", number(spread_pct(reruns))},
+                    {"step_spread_pct", number(spread_pct(steps))},
                     {"detectable_step_pct", number(r.detectable_step_pct(runs_after, limits::gate_confidence))}});
+  }
   return {{"runs", h.runs}, {"rows", rows}};
 }
 

@@ -488,7 +488,7 @@ int run_program(program& p, int argc, char** argv) {
     return exit_code::row_failed;
   }
   if (!measured_something(p, in.plan, summary)) return exit_code::nothing_measured;
-  hold_to_store(summary, *p.common, problems);
+  hold_to_store(summary, *p.common);
   in_registered_order(run, summary);
   if (scan.active()) in_scan_order(summary, scan.axis());
   return write(p, in, summary, judge(summary), std::move(problems));

@@ -65,7 +65,7 @@ struct common_options {
   std::string progress = "auto";  // auto (redrawn on a terminal, lines otherwise), lines, off
   std::string history;            // --history: a tools/track store whose record of the rows floors their ±
   std::string testbed;            // --testbed: its testbed; once parsed, the one found (settle_history)
-  std::shared_ptr<const run_history> record;  // its record, read once when the flags are parsed
+  std::shared_ptr<const run_history> record;  // its record, read once when the flags are parsed: set iff history is
   // --sizes=scan:LO..HI or --nrhs=scan:LO..HI (core/scan.hpp): the axis's list is the coarse grid,
   // bisected afterwards by at most scan_extra rows, and by no pass that starts after scan_budget_s.
   std::optional<scan_range> scan;

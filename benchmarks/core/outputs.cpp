@@ -265,14 +265,8 @@ run_summary read_rows_log(const std::string& rows_log) {
   return run;
 }
 
-void hold_to_store(run_summary& run, const common_options& opt, std::vector<std::string>& problems) {
-  if (opt.history.empty()) return;
-  try {
-    if (opt.record) hold_to_history(run, *opt.record);
-    else hold_to_history(run, load_history(opt.history, opt.testbed));
-  } catch (const load_error& e) {
-    problems.push_back(std::string("--history: ") + e.what() + "; each +- is the run's own");
-  }
+void hold_to_store(run_summary& run, const common_options& opt) {
+  if (opt.record) hold_to_history(run, *opt.record);
 }
 
 std::vector<json> result_entries(const std::string& rows_log, const run_summary& run, json& context) {

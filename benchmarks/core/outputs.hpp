@@ -36,10 +36,9 @@ std::string rows_log_for_resume(const std::string& rows_log);
 // The log as a run, for the checks (the same reader solve_bench_checks uses).
 run_summary read_rows_log(const std::string& rows_log);
 
-// --history: the run's rows held to the store's record of them (checks/history.hpp), the one read
-// when the flags were parsed (else read now). A store that cannot be read now costs the floor,
-// said in `problems`, not the run.
-void hold_to_store(run_summary& run, const common_options& opt, std::vector<std::string>& problems);
+// --history: the run's rows held to the store's record of them (checks/history.hpp), read when
+// the flags were parsed (settle_history), so that a bad store failed before any row ran.
+void hold_to_store(run_summary& run, const common_options& opt);
 
 // The log's entries as Google Benchmark writes a run of repetitions: each row's rounds as its
 // repetitions (repetition_index; process numbered by the process that ran it), then, with two or
