@@ -368,6 +368,37 @@ TEST(History, FloorsARunsPlusMinusByTheRunsItPools) {
   EXPECT_TRUE(one.rows.at(0).noise_pct());
 }
 
+TEST(History, SidesThatTookTurnsAreHeldToNeighbouringRuns) {
+  // The record: one stack whose runs went through a +30% state for a while (reruns see it, steps
+  // barely). Two files a side, the contender 10% slower: sides that ran one after the other may
+  // each have met another state, so the state counts; sides that took turns met the same ones.
+  std::mt19937_64 rng(13);
+  std::vector<double> ms = lognormal(5.0, 40, 0.015, rng);
+  for (std::size_t i = 20; i < 25; ++i) ms[i] *= 1.3;
+  const store_dir store(ms);
+  const auto h = sb::load_history(store.path(), "vm");
+  const auto side = [](double level, std::vector<std::string> dates) {
+    sb::run_summary run = rounds({level, level * 1.001, level * 0.999, level, level * 1.002, level * 0.998}, 3);
+    run.sources = {"1.json", "2.json"};
+    run.dates = std::move(dates);
+    return run;
+  };
+  const sb::run_summary a = side(5.0, {"2026-12-06T22:55:26+00:00", "2026-12-06T22:59:28+00:00"});
+  const sb::run_summary turns = side(5.5, {"2026-12-06T22:57:27+00:00", "2026-12-06T23:01:30+00:00"});
+  const sb::run_summary after = side(5.5, {"2026-12-06T23:03:31+00:00", "2026-12-06T23:05:32+00:00"});
+  const auto c_turns = sb::compare_runs(a, turns, &h), c_after = sb::compare_runs(a, after, &h);
+  EXPECT_EQ(only(c_turns).status, "slower") << only(c_turns).why;
+  EXPECT_NE(c_turns.history.find("took turns"), std::string::npos);
+  EXPECT_EQ(only(c_after).status, "undecided") << only(c_after).why;
+  EXPECT_EQ(c_after.history.find("took turns"), std::string::npos);
+  // The same instants in another time zone are still turns; one file a side never is.
+  const sb::run_summary shifted = side(5.5, {"2026-12-06T23:57:27+01:00", "2026-12-07T00:01:30+01:00"});
+  EXPECT_EQ(only(sb::compare_runs(a, shifted, &h)).status, "slower");
+  sb::run_summary one = side(5.5, {"2026-12-06T22:57:27+00:00"});
+  one.sources = {"1.json"};
+  EXPECT_EQ(sb::compare_runs(a, one, &h).history.find("took turns"), std::string::npos);
+}
+
 TEST(History, PicksTheTestbedOfTheRun) {
   const store_dir store({5.0, 5.0, 5.0, 5.0, 5.0}, "dev-2core");
   sb::run_summary run;

@@ -219,6 +219,13 @@ TEST(Pooling, TheSameStackPoolsAndAMissingKeyIsNoDifference) {
   ASSERT_EQ(run.rows.size(), 1U);
   EXPECT_EQ(run.rows[0].times_ms.size(), 3U);
   EXPECT_EQ(run.context_source, "A.json");
+  // Each file's start stays, though the first context speaks for the pool: the comparison
+  // reads from them whether two runs took turns.
+  sb::run_summary dated;
+  sb::load_text(dated, "A.json", pooled_doc("date", "2026-12-06T22:55:26+00:00"));
+  sb::load_text(dated, "B.json", pooled_doc("date", "2026-12-06T22:59:28+00:00"));
+  sb::load_text(dated, "C.json", document(row_line("CPU/dgesv/n:4/nrhs:1")));
+  EXPECT_EQ(dated.dates, (std::vector<std::string>{"2026-12-06T22:55:26+00:00", "2026-12-06T22:59:28+00:00", ""}));
 }
 
 // A rows log whose later context line (a resumed run) came from another machine: its line is named.

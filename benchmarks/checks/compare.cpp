@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 
 #include "checks/history.hpp"
@@ -99,6 +100,44 @@ std::vector<double> process_centres(const row_record& r) {
   std::vector<double> out;
   for (const auto& [key, ms] : by) out.push_back(std::log(median(ms)));
   return out;
+}
+
+// Seconds since 1970 of a context's date (Google Benchmark's "2026-12-06T22:55:26+00:00"); none
+// when it is not one.
+std::optional<double> epoch_seconds(const std::string& date) {
+  int y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0, oh = 0, om = 0;
+  char sign = 0;
+  if (std::sscanf(date.c_str(), "%d-%d-%dT%d:%d:%d%c%d:%d", &y, &mo, &d, &h, &mi, &s, &sign, &oh, &om) != 9 ||
+      (sign != '+' && sign != '-'))
+    return std::nullopt;
+  // Days from 1970-01-01 to the civil date (Howard Hinnant's days_from_civil).
+  y -= mo <= 2;
+  const int era = (y >= 0 ? y : y - 399) / 400, yoe = y - era * 400;
+  const int doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + d - 1, doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  const double days = static_cast<double>(era) * 146097 + doe - 719468;
+  const double offset = (sign == '-' ? -1 : 1) * (oh * 3600.0 + om * 60.0);
+  return days * 86400 + h * 3600.0 + mi * 60.0 + s - offset;
+}
+
+// Whether two runs took turns on the machine (A B A B, or A B B A as .ci/bench-pr orders its
+// pairs): each side two or more files, and each file started next to one of the other side's.
+// Such sides shared the states of the machine that outlast a run.
+bool took_turns(const run_summary& a, const run_summary& b) {
+  if (a.dates.size() < 2 || b.dates.size() < 2) return false;
+  std::vector<std::pair<double, int>> started;
+  for (const auto* run : {&a, &b})
+    for (const auto& date : run->dates) {
+      const auto at = epoch_seconds(date);
+      if (!at) return false;
+      started.emplace_back(*at, run == &a ? 0 : 1);
+    }
+  std::sort(started.begin(), started.end());
+  for (std::size_t i = 0; i < started.size(); ++i) {
+    const bool after = i > 0 && started[i - 1].second != started[i].second;
+    const bool before = i + 1 < started.size() && started[i + 1].second != started[i].second;
+    if (!after && !before) return false;
+  }
+  return true;
 }
 
 // A percentage; a change of a thousand percent or more as a factor ("45×"): such inputs decide nothing.
@@ -257,8 +296,9 @@ comparison compare_runs(const run_summary& base_run, const run_summary& contende
   if (history) {
     held_base = base_run;
     held_contender = contender_run;
-    c.history = hold_to_history(*held_base, *history);
-    hold_to_history(*held_contender, *history);
+    const bool turns = took_turns(base_run, contender_run);
+    c.history = hold_to_history(*held_base, *history, turns);
+    hold_to_history(*held_contender, *history, turns);
   }
   const run_summary& base = held_base ? *held_base : base_run;
   const run_summary& contender = held_contender ? *held_contender : contender_run;
@@ -347,7 +387,8 @@ std::string rule_text() {
          " / m: Bonferroni), from what a re-run would see: the spread between the pairs, else between each side's "
          "rounds "
          "and processes (Student t, Welch), each side at least the spread of one run in the tracker's history "
-         "(--history) over the runs it pools; never a process's own samples. slower / faster: beyond the interval's "
+         "(--history) over the runs it pools (where the sides took turns, A B A B, the spread of neighbouring runs); "
+         "never a process's own samples. slower / faster: beyond the interval's "
          "half-width and at least " +
          floor + "; same: within it, the half-width at most " + floor +
          "; undecided: within it, the half-width above " + floor +

@@ -68,8 +68,9 @@ std::vector<double> paired_ratios(const row_record& base, const row_record& cont
 // Each row of the baseline against the contender's (matched by id). Unpaired, a row's change is
 // the ratio of the medians and its interval that of the ratio from both sides' spread between
 // runs (rerun_spread::difference_pct at row_confidence: limits::gate_confidence for all the rows
-// judged by time together, Bonferroni): their rounds and processes, each side
-// at least the spread of `history`'s runs of the row (over the files it pools: hold_to_history). A side of one
+// judged by time together, Bonferroni): their rounds and processes, each side at least the
+// spread of `history`'s runs of the row over the files it pools (hold_to_history; the spread of
+// neighbouring runs where the sides' files took turns, by their contexts' dates). A side of one
 // round with no history cannot be judged: the row is undecided.
 comparison compare_runs(const run_summary& base, const run_summary& contender, const run_history* history = nullptr);
 

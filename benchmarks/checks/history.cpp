@@ -136,19 +136,20 @@ std::optional<double> row_history::detectable_step_pct(int runs_after, double co
   return 100.0 * std::expm1(student_t_quantile(0.5 + confidence / 2, s->df) * se);
 }
 
-std::string hold_to_history(run_summary& run, const run_history& h) {
+std::string hold_to_history(run_summary& run, const run_history& h, bool took_turns) {
   // The processes of one run share its minutes, and the machine's state in them: the record's
   // spread of a run shrinks with the runs pooled, not with the processes inside each.
   const double runs = static_cast<double>(std::max<std::size_t>(1, run.sources.size()));
   for (auto& r : run.rows) {
     const row_history* stored = h.find(r.id);
     if (!stored) continue;
-    if (auto s = stored->per_run()) {
+    if (auto s = took_turns ? stored->steps() : stored->per_run()) {
       s->centre_var /= runs;
       r.history_run = s;
     }
   }
-  std::string text = h.store + ", testbed " + h.testbed + ": " + std::to_string(h.runs) + " runs";
+  std::string text = h.store + ", testbed " + h.testbed + ": " + std::to_string(h.runs) + " runs" +
+                     (took_turns ? " (the sides took turns: the spread of neighbouring runs)" : "");
   run.context["noise_history"] = text;
   return text;
 }

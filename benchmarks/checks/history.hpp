@@ -64,7 +64,10 @@ std::string testbed_for(const std::string& store, const std::string& given, cons
 // the runs `run` pools (its files; a live run is one). A machine whose state moves over longer
 // than a run (a VM whose host changes its speed for minutes) shows it only in a record of many
 // runs. Notes the record in the context's noise_history and returns it ("STORE, testbed T: N runs").
-std::string hold_to_history(run_summary& run, const run_history& h);
+// `took_turns`: the run took turns on the machine with the run it is compared with, and shared
+// with it the states that outlast a run; what is left between them is what neighbouring runs
+// differ by, so the record's steps() hold it, not per_run().
+std::string hold_to_history(run_summary& run, const run_history& h, bool took_turns = false);
 
 // Per row of the testbed: its runs, the spread of one run (in %) and the step `runs_after` runs
 // can detect at limits::gate_confidence; as text, and as {"runs", "rows": [{"row", "id", "runs",

@@ -161,6 +161,7 @@ void read_context(run_summary& run, const json& context, const std::string& wher
   std::map<std::string, std::string> mine;
   for (const auto& [key, value] : context.items())
     if (!value.is_object()) mine[key] = flat_text(value);
+  run.dates.push_back(mine.count("date") ? mine.at("date") : std::string());
   if (run.context.empty()) {
     run.context = std::move(mine);
     run.context_source = where;

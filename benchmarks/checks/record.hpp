@@ -104,6 +104,7 @@ struct run_summary {
   std::string context_source;                  // where it was read (a file, a rows log's line); "" live
   std::vector<row_record> rows;                // in the order they ran
   std::vector<std::string> sources;            // the files it was read from (empty: a live run)
+  std::vector<std::string> dates;              // each context's "date" (when it started), in the order read; "" if none
   std::vector<std::string> notes;              // what reading them left out (a torn last line)
   int segment = 0;  // processes read so far: each context (a file's, or a rows log's line) starts one
   const row_record* find(const std::string& name) const {
