@@ -92,6 +92,10 @@ std::string what_the_interval_is(const display_options& o, const std::string& hi
   std::string text = "time: the median of a row's rounds; ±: a re-run lands within it 19 times in 20, from " + from +
                      span_words(o.span_s) + " (a row with fewer says so), no narrower than its device's median row";
   if (!history.empty()) text += ", and no narrower than one run of the row on record (" + history + ")";
+  else if (o.processes > 1 && o.span_s > 0)
+    text +=
+        "; a state of the machine that outlasts the span (a VM's host, for minutes) is not in it: --history "
+        "holds it to a record of earlier runs";
   if (o.processes == 1) text += "; what differs between processes is not in it: --processes=3 measures that";
   if (o.processes > 1 && o.span_s == 0)
     text +=
