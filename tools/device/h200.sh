@@ -39,7 +39,7 @@
 #              the defaults, AB_PAIRS (7) pairs in random order -> ab3-compare.json, ab3-compare.md
 #   coverage   issue 30's A/A: COVERAGE_RUNS (4) runs of GPU rows at n = 1024..8192 with the
 #              defaults (3 processes over 120 s: about 130 s a run), turn about with as many with
-#              --span=0 (back to back; COVERAGE_SPAN0=0 leaves them out); tools/aa-coverage on each
+#              --span=0 (back to back; COVERAGE_SPAN0=0 or COVERAGE_DEFAULT=0 leaves a set out); tools/aa-coverage on each
 #              set -> coverage.txt. COVERAGE_FIRST=k starts at run k, adding to a warm machine's runs
 #   regress-aa plain tools/regress on separate processes of this build, GPU rows of 1.7-40 ms:
 #              REGRESS_RUNS (default 6) rounds of three runs, interleaved: A, A' and B (B with
@@ -283,7 +283,7 @@ for mode in "$@"; do
       mkdir -p "$WORK/coverage"
       cflags=(--sizes=1024,4096,8192 --precisions=d --benchmark_filter='^GPU/d(gesv|posv|getrf|potrf|gemm)/' --progress=off)
       for i in $(seq "${COVERAGE_FIRST:-1}" "${COVERAGE_RUNS:-4}"); do
-        bench 170 "coverage-r$i" "coverage/r$i.json" "${cflags[@]}"
+        [ "${COVERAGE_DEFAULT:-1}" = 0 ] || bench 170 "coverage-r$i" "coverage/r$i.json" "${cflags[@]}"
         [ "${COVERAGE_SPAN0:-1}" = 0 ] || bench 60 "coverage-b$i" "coverage/b$i.json" "${cflags[@]}" --span=0
       done
       cov() { ls "$WORK"/coverage/"$1"*.json 2>/dev/null | grep -v '\.\(audit\|verdict\)\.json$'; }
