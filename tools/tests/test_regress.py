@@ -180,6 +180,7 @@ class RegressTest(unittest.TestCase):
         self.assertEqual(rc, 1, out)
         self.assertEqual(self.status_of(doc, GESV), ["slower"])
         self.assertIn("history", doc["rows"][0]["noise_from"])
+        self.assertIn("regress: each side held to the record %s, testbed vm: 20 runs\n" % store, out)
         rc, out, doc = self.regress(row(GESV, [5.0]), row(GESV, [5.01]), "--history", store, "--testbed", "vm")
         self.assertEqual(rc, 0, out)
         rc, out, doc = self.regress(row(GESV, [5.0]), row(GESV, [5.01]), "--history", store, "--testbed", "no")

@@ -28,7 +28,7 @@ done
 for h in own held; do
   if [ $h = own ]; then args=(); else args=("${held[@]}"); fi
   echo "== A/A pools that took turns, d1 d3 d5 d7 d9 -- d2 d4 d6 d8 d10, $h ±"
-  "$root/tools/regress" "${args[@]}" d{1,3,5,7,9}.json -- d{2,4,6,8,10}.json 2>&1 | grep -E "^(SLOWER|FASTER) |^regress:" | cut -c1-60 || true
+  "$root/tools/regress" "${args[@]}" d{1,3,5,7,9}.json -- d{2,4,6,8,10}.json 2>&1 | grep -E "^(SLOWER|FASTER) |^regress:" | cut -c1-125 || true
 done
 for h in own held; do
   if [ $h = own ]; then args=(); else args=("${held[@]}"); fi
