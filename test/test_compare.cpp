@@ -245,6 +245,14 @@ class store_dir {
   static inline int count_ = 0;
 };
 
+// A record of 40 runs at 5 ms, `sigma` apart, of which runs 20-24 ran together in a +30% state
+// (a VM's host busy elsewhere for a while).
+std::vector<double> with_a_lasting_state(double sigma, std::mt19937_64& rng) {
+  std::vector<double> ms = lognormal(5.0, 40, sigma, rng);
+  for (std::size_t i = 20; i < 25; ++i) ms[i] *= 1.3;
+  return ms;
+}
+
 }  // namespace
 
 TEST(History, ReadsAStoreAndItsSpread) {
@@ -287,8 +295,7 @@ TEST(History, CountsEveryStateOfOneStackAsSpread) {
   // One build, one library: 40 runs at 5 ms, 2% apart, and 5 of them, together, at 6.5 ms for
   // a while (a VM's host busy elsewhere). Successive steps see two jumps; reruns see every state.
   std::mt19937_64 rng(7);
-  std::vector<double> ms = lognormal(5.0, 40, 0.02, rng);
-  for (std::size_t i = 20; i < 25; ++i) ms[i] *= 1.3;
+  const std::vector<double> ms = with_a_lasting_state(0.02, rng);
   const store_dir store(ms);
   const auto h = sb::load_history(store.path(), "vm");
   const auto* r = h.find(gesv);
@@ -373,9 +380,7 @@ TEST(History, SidesThatTookTurnsAreHeldToNeighbouringRuns) {
   // barely). Two files a side, the contender 10% slower: sides that ran one after the other may
   // each have met another state, so the state counts; sides that took turns met the same ones.
   std::mt19937_64 rng(13);
-  std::vector<double> ms = lognormal(5.0, 40, 0.015, rng);
-  for (std::size_t i = 20; i < 25; ++i) ms[i] *= 1.3;
-  const store_dir store(ms);
+  const store_dir store(with_a_lasting_state(0.015, rng));
   const auto h = sb::load_history(store.path(), "vm");
   const auto side = [](double level, std::vector<std::string> dates) {
     sb::run_summary run = rounds({level, level * 1.001, level * 0.999, level, level * 1.002, level * 0.998}, 3);
