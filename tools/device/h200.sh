@@ -41,7 +41,7 @@
 #              defaults (3 processes over 120 s: about 130 s a run), turn about with as many with
 #              --span=0 (back to back; COVERAGE_SPAN0=0 or COVERAGE_DEFAULT=0 leaves a set out); tools/aa-coverage on each
 #              set -> coverage.txt. COVERAGE_FIRST=k starts at run k, adding to a warm machine's runs
-#   regress-aa plain tools/regress on separate processes of this build, GPU rows of 1.7-40 ms:
+#   regress-aa plain tools/regress on separate processes of this build, GPU rows of 1.7-40 ms, --span=0:
 #              REGRESS_RUNS (default 6) rounds of three runs, interleaved: A, A' and B (B with
 #              GPU/dgesv/n:4096 made 10% slower); judged A against A' and A against B, each pair
 #              of single runs and all runs pooled (every file a process) -> regress-outcomes.txt
@@ -309,7 +309,9 @@ for mode in "$@"; do
       cat "$WORK/gate-outcomes.txt"
       ;;
     regress-aa)
-      flags=(--precisions=d '--sizes=4096,8192' --benchmark_filter='^GPU/d(gesv|posv|getrf|potrf|gemm)/n:[0-9]+(/nrhs:1)?/manual_time$')
+      # --span=0: the default's two minutes a run would not fit three runs a round in a call (on
+      # the GPU the span bought nothing measured: results/h100/coverage/span-a1bdc25).
+      flags=(--precisions=d '--sizes=4096,8192' --span=0 --benchmark_filter='^GPU/d(gesv|posv|getrf|potrf|gemm)/n:[0-9]+(/nrhs:1)?/manual_time$')
       planted='SOLVE_BENCH_TEST_SLOWDOWN=^GPU/dgesv/n:4096/nrhs:1$=0.10'
       for i in $(seq 1 "${REGRESS_RUNS:-6}"); do
         bench 60 "regress-a$i" "regress-a$i.json" "${flags[@]}"
