@@ -80,10 +80,12 @@ int processes_of(const row_record& r) {
 struct side_spread {
   std::optional<rerun_spread> spread;
   std::string from;
+  bool held = false;  // the record has the row, whether or not it said more than the run
 };
 side_spread spread_of(const row_record& r) {
   side_spread out;
   out.spread = r.spread();
+  out.held = r.history_run.has_value();
   if (!out.spread) return out;
   const rerun_spread& s = *out.spread;
   out.from = s.history_runs > 0 ? "the history's " + std::to_string(s.history_runs) + " runs"
@@ -228,6 +230,9 @@ estimate unpaired(const row_record& b, const row_record& n, const side_spread& b
           "one process a side: what another process adds is unmeasured (processes of one build differ by up to "
           "50% on a shared 2-core machine)";
   }
+  // The record counts every state and mode of the machine: a side no narrower is judged by it.
+  if (e.at_best && (bs.held || ns.held)) e.from += ", no narrower than the history's record";
+  e.at_best = e.at_best && !bs.held && !ns.held;
   if (!e.interval_pct && e.why_not.empty())
     e.why_not = std::string(!bs.spread && !ns.spread ? "each side is one round"
                             : !bs.spread             ? "the baseline is one round"
@@ -384,16 +389,16 @@ std::string rule_text() {
   return "Each row's change (the ratio of the medians; for repetitions tagged as pairs run back to back, the median "
          "over the pairs of the ratio of each side's fastest repetition) is held to its interval at " +
          conf + " for the comparison as a whole (each of m rows at 1 - " + sig3(1 - limits::gate_confidence) +
-         " / m: Bonferroni), from what a re-run would see: the spread between the pairs, else between each side's "
-         "rounds "
-         "and processes (Student t, Welch), each side at least the spread of one run in the tracker's history "
-         "(--history) over the runs it pools (where the sides took turns, A B A B, the spread of neighbouring runs); "
-         "never a process's own samples. slower / faster: beyond the interval's "
-         "half-width and at least " +
+         " / m: Bonferroni), from what a re-run would see: the spread between the pairs, else the shift between the "
+         "sides' processes (distribution-free), else Student t (Welch) on each side's rounds and processes, each side "
+         "at least the spread of one run in the tracker's history (--history) over the runs it pools (where the sides "
+         "took turns, A B A B, the spread of neighbouring runs); never a process's own samples. slower / faster: "
+         "beyond the interval's half-width and at least " +
          floor + "; same: within it, the half-width at most " + floor +
          "; undecided: within it, the half-width above " + floor +
-         " (detectable_pct: the smallest change these inputs could call slower), or a side of one round and no "
-         "history. Suspects (for a re-run): the slower and the undecided rows";
+         " (detectable_pct: the smallest change these inputs could call slower), or, without a history of the row, "
+         "a side of one round or too few processes for a distribution-free bound. Suspects (for a re-run): the "
+         "slower and the undecided rows";
 }
 
 std::string upper(std::string s) {
