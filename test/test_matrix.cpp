@@ -36,11 +36,16 @@ long huge_kb_over(const void* p, std::size_t bytes) {
 }
 }  // namespace
 
-TEST(HostMatrix, LargeBuffersAre2MiBAlignedAndSmallOnesWork) {
+TEST(HostMatrix, LargeBuffersAre2MiBAlignedAndSmallOnesOnACacheLine) {
   const sb::host_matrix<double> big(1024, 1024);  // 8 MiB
   EXPECT_EQ(reinterpret_cast<std::uintptr_t>(big.data()) % sb::huge_page_bytes, 0u);
   const sb::host_matrix<float> small(100, 3);
-  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(small.data()) % alignof(float), 0u);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(small.data()) % sb::cache_line_bytes, 0u);
+  for (int k = 0; k < 16; ++k) {  // whatever the heap's history: malloc alone gives 16 bytes
+    const sb::host_matrix<double> a(256, 256 + k), b(256, 1);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(a.data()) % sb::cache_line_bytes, 0u);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(b.data()) % sb::cache_line_bytes, 0u);
+  }
   for (std::size_t k = 0; k < big.size(); k += 4099) EXPECT_EQ(big.data()[k], 0.0);  // value-initialized
   for (std::size_t k = 0; k < small.size(); ++k) EXPECT_EQ(small.data()[k], 0.0f);
 }

@@ -15,7 +15,7 @@
 namespace solvebench {
 
 void* allocate_host(std::size_t bytes) {
-  if (bytes < huge_page_bytes) return ::operator new(bytes);
+  if (bytes < huge_page_bytes) return ::operator new (bytes, std::align_val_t{cache_line_bytes});
   const std::size_t len = (bytes + huge_page_bytes - 1) / huge_page_bytes * huge_page_bytes;
   // Map one huge page more than needed, then unmap the unaligned head and the tail.
   void* raw = mmap(nullptr, len + huge_page_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -32,7 +32,7 @@ void* allocate_host(std::size_t bytes) {
 
 void free_host(void* p, std::size_t bytes) noexcept {
   if (!p) return;
-  if (bytes < huge_page_bytes) return ::operator delete(p);
+  if (bytes < huge_page_bytes) return ::operator delete (p, std::align_val_t{cache_line_bytes});
   munmap(p, (bytes + huge_page_bytes - 1) / huge_page_bytes * huge_page_bytes);
 }
 

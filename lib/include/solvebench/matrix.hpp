@@ -19,8 +19,13 @@ namespace solvebench {
 // the 4 KiB pages that malloc gave, a row's time depended on where each allocation landed:
 // dgetrs n = 1024 ran 16-23% slower than on huge pages and 1-4.5% apart between allocations of
 // one process (results/cpu-dev/spread.md); and with THP "always" the share of a malloc'd
-// buffer that huge pages can back changes with its address. Smaller buffers: operator new.
+// buffer that huge pages can back changes with its address. Smaller buffers: operator new,
+// aligned to a cache line. malloc's 16 bytes put a buffer on a line boundary or not by the
+// heap's history, so a row's time took one of two modes from process to process: dgetrs
+// n = 256 ran 9.3-9.6 us with A on a line boundary and 11.4-11.9 us 16 bytes past one
+// (results/cpu-dev/spread.md, section 4b).
 inline constexpr std::size_t huge_page_bytes = std::size_t{2} << 20;
+inline constexpr std::size_t cache_line_bytes = 64;
 void* allocate_host(std::size_t bytes);
 void free_host(void* p, std::size_t bytes) noexcept;
 
