@@ -22,7 +22,7 @@ namespace solvebench {
 // buffer that huge pages can back changes with its address. Smaller buffers: operator new,
 // aligned to a cache line. malloc's 16 bytes put a buffer on a line boundary or not by the
 // heap's history, so a row's time took one of two modes from process to process: dgetrs
-// n = 256 ran 9.3-9.6 us with A on a line boundary and 11.4-11.9 us 16 bytes past one
+// n = 256 ran 9.0-9.6 us with A on a line boundary and 11.4-11.9 us 16 bytes past one
 // (results/cpu-dev/spread.md, section 4b).
 inline constexpr std::size_t huge_page_bytes = std::size_t{2} << 20;
 inline constexpr std::size_t cache_line_bytes = 64;

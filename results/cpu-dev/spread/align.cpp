@@ -1,5 +1,5 @@
 // Cache-line alignment of A and b against dgetrs n = 256, one right-hand side (issue 30 item 2,
-// results/cpu-dev/spread.md section 4): A factored once, then 2000 timed LAPACKE_dgetrs_work
+// results/cpu-dev/spread.md section 4b): A factored once, then 2000 timed LAPACKE_dgetrs_work
 // calls for each offset of A and of b past a page boundary; prints each pair's median.
 // Build: g++ -O2 align.cpp -o align -llapacke -lopenblas
 #include <lapacke.h>
