@@ -146,6 +146,25 @@ TEST_F(CoreSession, ProgressSaysEachRowRoundAsItEnds) {
   EXPECT_EQ(rounds.process_to_run(), -1);  // the failed row gets no further round
 }
 
+TEST_F(CoreSession, ARowOffAPoolWarmsUpUntilThatPoolsThreadsSleep) {
+  const sb::row_key pooled = fake::add_row(run, fake::gesv_id(64));  // on its backend's BLAS pool
+  sb::row_id team = fake::gesv_id(128);
+  team.path = sb::row_path::batched;  // its systems on the suite's own team
+  const sb::row_key batched = fake::add_row(run, team);
+  fake::memory_printer seen;
+  sb::bridge reporter(run, {&seen});
+  fake::run_round(run, {batched, pooled}, reporter);  // no pool ran before: no wait
+  fake::run_round(run, {pooled, batched}, reporter);  // the pool's last row just ended
+  ASSERT_EQ(seen.entries.size(), 4u);
+  const auto round_s = [&](std::size_t i) { return seen.entries[i].entry.at("round_s").get<double>(); };
+  const double settle = run.policy().pool_settle;
+  EXPECT_LT(round_s(0), settle / 2);
+  EXPECT_LT(round_s(1), settle / 2);
+  EXPECT_LT(round_s(2), settle / 2);  // a pool's row does not wait for the team
+  EXPECT_GE(round_s(3), settle * 0.9);
+  EXPECT_EQ(seen.entries[3].entry.at("samples"), 3);  // the waiting calls are untimed
+}
+
 // A rows log's lines as the driver reads them back.
 std::vector<sb::json> lines_of(const std::string& text) {
   std::vector<sb::json> out;

@@ -24,6 +24,9 @@ struct sampling {
   double max_time = 0.2;
   double max_wall_factor = 2;
   double long_cap = 5.0;
+  // A CPU row's warm-up lasts until this long after another pool's last row: its threads spin
+  // before they sleep (OpenBLAS 2^28 cycles, about 0.1 s; MKL's KMP_BLOCKTIME 0.2 s).
+  double pool_settle = 0.2;
   double round_budget = 1.0;
   long long exact = 0;
   // Drift: the later half of the calls differs from the earlier half by more than max_noise_pct

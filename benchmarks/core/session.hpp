@@ -8,9 +8,11 @@
 
 #include <benchmark/benchmark.h>
 
+#include <chrono>
 #include <cstddef>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -112,6 +114,8 @@ class session {
   void fail(benchmark::State& state, row_key k, const std::string& message);
   void say_once(const row_backend& b, const std::string& reason);
   void release_fixture() noexcept { live_.reset(); }
+  // When the other CPU pools' threads are asleep for this row's calls (harness.cpp).
+  std::chrono::steady_clock::time_point pools_settled(const registered_row& r) const;
 
   std::vector<registered_row> rows_;
   std::vector<row_key> in_gbench_;  // family index -> row
@@ -127,6 +131,7 @@ class session {
   std::set<std::string> probe_notes_said_;
   std::vector<row_backend*> backends_;  // those of the registered rows, once each
   std::unique_ptr<row_backend> cpu_backend_;
+  std::map<const row_backend*, std::chrono::steady_clock::time_point> pool_left_;  // a CPU pool's last round's end
   std::vector<std::shared_ptr<void>> owned_;
 };
 
