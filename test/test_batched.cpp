@@ -1,6 +1,7 @@
 // Batched small solves on the CPU: the parallel loop equals one-by-one solves; a singular or
-// indefinite member is named by its index.
+// indefinite member is named by its index; the loop keeps its team.
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
@@ -115,4 +116,20 @@ TEST(LapackBatchedErrors, ThreadsGuardRestores) {
     EXPECT_EQ(lapack::blas_threads(), 1);
   }
   EXPECT_EQ(lapack::blas_threads(), before);
+}
+
+// OpenBLAS's openmp variant sets its thread count with omp_set_num_threads, which is also the
+// loop's team: the loop keeps the team its workspace was made with (lapack_batched.hpp).
+TEST(LapackBatchedErrors, AnOpenMpBlasThreadSetterLeavesTheLoopsTeam) {
+  const int team = omp_get_max_threads();
+  if (team < 2) GTEST_SKIP() << "one OpenMP thread here (OMP_NUM_THREADS or one core): no team to keep";
+  std::vector<double> a, b;
+  fill_batch(a, b, sb::matrix_kind::spd, 8, 64, 3);
+  lapack::batch_workspace ws(8, 64);
+  omp_set_num_threads(1);  // what openblas_set_num_threads(1) does in that variant
+  lapack::posv_batched(a.data(), b.data(), ws);
+  omp_set_num_threads(team);
+  ws.check_info("batched", sb::factorization::cholesky);
+  EXPECT_EQ(ws.team(), team);
+  EXPECT_EQ(ws.team_ran(), team);
 }

@@ -246,7 +246,7 @@ class batched_adapter : public host_timer {
 
   host_memory_check check_;
   problem p_;
-  lapack::batch_workspace ws_;
+  lapack::batch_workspace ws_;          // made first: it fixes the loop's team (lapack_batched.hpp)
   lapack::blas_threads_guard threads_;  // one BLAS thread per system, while this row lives
   host_matrix<T> a0_, a_, b0_, b_;      // system s: column s (a: n * n entries, b: n)
   std::int64_t worst_index_ = 0;

@@ -21,6 +21,7 @@ double batched_adapter<T>::residual() {
 template <class T>
 void batched_adapter<T>::add_counters(benchmark::State& state) const {
   add_batch_counters(state, p_.n, p_.count, worst_index_);
+  state.counters["batch_threads"] = static_cast<double>(ws_.team_ran());  // the loop's team, as it ran
 }
 
 namespace {

@@ -23,12 +23,19 @@ class blas_threads_guard {
   int previous_;
 };
 
-// Pivots and per-system info for one batch shape, sized once, outside any timed region.
+// Pivots and per-system info for one batch shape, sized once, outside any timed region, and the
+// loop's team. The team is fixed when the workspace is made: a BLAS that threads through OpenMP
+// (OpenBLAS's openmp variant) sets its one thread with omp_set_num_threads, which would also set
+// the loop's team to one thread (the 2-core VM, OpenBLAS 0.3.21 openmp: 1.0 core busy, the
+// same time as one thread). Make it before blas_threads_guard.
 class batch_workspace {
  public:
   batch_workspace(std::int64_t n, std::int64_t count);
   std::int64_t n() const noexcept { return n_; }
   std::int64_t count() const noexcept { return count_; }
+  int team() const noexcept { return team_; }          // the threads the loop asks for
+  int team_ran() const noexcept { return team_ran_; }  // the threads its last call got (0: none yet)
+  void set_team_ran(int threads) noexcept { team_ran_ = threads; }
   index_t* ipiv(std::int64_t system) { return ipiv_.data() + system * n_; }
   index_t& info(std::int64_t system) { return info_[static_cast<std::size_t>(system)]; }
   // Throws singular_matrix / not_positive_definite naming the first failing system.
@@ -36,6 +43,7 @@ class batch_workspace {
 
  private:
   std::int64_t n_, count_;
+  int team_, team_ran_ = 0;
   std::vector<index_t> ipiv_, info_;
 };
 

@@ -2,6 +2,7 @@
 #include "solvebench/lapack_batched.hpp"
 
 #include <lapacke.h>
+#include <omp.h>
 
 #include "solvebench/errors.hpp"
 #include "solvebench/precision.hpp"
@@ -11,6 +12,7 @@ namespace solvebench::lapack {
 batch_workspace::batch_workspace(std::int64_t n, std::int64_t count)
     : n_(checked_size("n", n, max_n)),
       count_(checked_size("batch", count, max_n)),
+      team_(omp_get_max_threads()),
       ipiv_(static_cast<std::size_t>(n * count)),
       info_(static_cast<std::size_t>(count)) {}
 
@@ -34,8 +36,13 @@ template <class T, class Solve>
 void for_each_system(T* a, T* b, batch_workspace& ws, Solve solve) {
   const auto n = static_cast<index_t>(ws.n());
   const std::int64_t count = ws.count();
-#pragma omp parallel for schedule(static)
-  for (std::int64_t s = 0; s < count; ++s) ws.info(s) = solve(s, n, a + s * ws.n() * ws.n(), b + s * ws.n());
+#pragma omp parallel num_threads(ws.team())
+  {
+#pragma omp single nowait
+    ws.set_team_ran(omp_get_num_threads());
+#pragma omp for schedule(static)
+    for (std::int64_t s = 0; s < count; ++s) ws.info(s) = solve(s, n, a + s * ws.n() * ws.n(), b + s * ws.n());
+  }
 }
 
 }  // namespace
