@@ -337,6 +337,40 @@ TEST(AuditNoisyRow, SilentOnACleanRunAndUnderFivePercent) {
   EXPECT_TRUE(findings_of(bench::run_audit(run), "noisy_row").empty());
 }
 
+// ----------------------------------------------------------------------------- batch_threads_idle
+
+TEST(AuditBatchThreadsIdle, NamesALoopShortOfItsThreadsWithTheLibrarysCause) {
+  auto run = clean_run();
+  auto& r = find_row(run, "CPU/dgesv_batched/n:32/batch:10000");
+  r.counters["batch_threads"] = {2, 2, 2};
+  r.counters["cpu_self_busy"] = {1.45, 1.42, 1.44};
+  r.facts["blas_variant"] = "openblas-pthread";
+  const auto report = bench::run_audit(run);
+  ASSERT_TRUE(names(report, "batch_threads_idle", "CPU/dgesv_batched/n:32/batch:10000", "warning")) << console(report);
+  const auto f = findings_of(report, "batch_threads_idle").at(0);
+  EXPECT_NE(f.message.find("(1.44 cores for 2 threads)"), std::string::npos) << f.message;
+  EXPECT_NE(f.cause.find("blas_memory_alloc"), std::string::npos) << f.cause;
+  r.facts["blas_variant"] = "openblas-openmp";  // no lock there: said, not guessed
+  const auto other = findings_of(bench::run_audit(run), "batch_threads_idle").at(0);
+  EXPECT_EQ(other.cause, "");
+  EXPECT_NE(other.message.find("No known cause"), std::string::npos) << other.message;
+}
+
+TEST(AuditBatchThreadsIdle, SilentOnACleanRunABusyLoopAndALoadedHost) {
+  expect_silent_on_clean_run("batch_threads_idle");
+  auto run = clean_run();
+  auto& r = find_row(run, "CPU/dgesv_batched/n:32/batch:10000");
+  r.counters["batch_threads"] = {2, 2, 2};
+  r.counters["cpu_self_busy"] = {1.7, 1.7, 1.7};  // above 2 / 1.25
+  EXPECT_TRUE(findings_of(bench::run_audit(run), "batch_threads_idle").empty());
+  r.counters["cpu_self_busy"] = {1.2, 1.2, 1.2};
+  r.counters["cpu_other_busy"] = {1.0, 1.0, 1.0};  // another process had a core: not judged
+  EXPECT_TRUE(findings_of(bench::run_audit(run), "batch_threads_idle").empty());
+  r.counters["cpu_other_busy"] = {0, 0, 0};
+  r.counters["batch_threads"] = {1, 1, 1};  // one thread has no one to wait for
+  EXPECT_TRUE(findings_of(bench::run_audit(run), "batch_threads_idle").empty());
+}
+
 // ----------------------------------------------------------------------------- output forms
 
 TEST(AuditConsole, ADirtyRunCountsAndNamesItsFindings) {

@@ -42,4 +42,26 @@ TEST(KnownCauses, TheTextDependsOnTheVersionOnly) {
       << text;
 }
 
+std::string batch(const std::string& version, const std::string& variant, const std::string& config = "") {
+  return solvebench::cpu::known_batch_cause("OpenBLAS", version, variant, config);
+}
+
+// The allocator's lock: OpenBLAS's own threads only, from the versions measured to the fix.
+TEST(KnownCauses, OpenBlasAllocatorLockOnlyForThreadedNonOpenMpBuildsBeforeTheFix) {
+  EXPECT_EQ(batch("0.3.21", "openblas-pthread")
+                .rfind("Known cause: OpenBLAS 0.3.21 to 0.3.26 built with its own "
+                       "threads",
+                       0),
+            0u);
+  EXPECT_NE(batch("0.3.26", "").find("PR 4693"), std::string::npos);  // a build without a variant fact
+  EXPECT_NE(batch("0.3.27", "openblas-pthread").find("Likely cause"), std::string::npos);
+  EXPECT_EQ(batch("0.3.28", "openblas-pthread"), "");  // fixed
+  EXPECT_EQ(batch("0.3.20", "openblas-pthread"), "");  // not measured
+  EXPECT_EQ(batch("0.3.21", "openblas-openmp"), "");
+  EXPECT_EQ(batch("0.3.21", "openblas-serial"), "");
+  EXPECT_EQ(batch("0.3.21", "", "OpenBLAS 0.3.21 USE_OPENMP DYNAMIC_ARCH"), "");
+  EXPECT_EQ(solvebench::cpu::known_batch_cause("Intel MKL", "0.3.21", "", ""), "");
+  EXPECT_EQ(batch("", "openblas-pthread"), "");
+}
+
 }  // namespace

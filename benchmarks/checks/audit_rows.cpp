@@ -239,6 +239,41 @@ std::optional<std::string> noisy_row(const rule_input& in, std::vector<finding>&
   return std::nullopt;
 }
 
+// A CPU batched row whose loop kept fewer cores busy than it has threads (batch_threads, each
+// calling the library for one system at a time), on a host nothing else loaded: its threads
+// waited, for each other or for a lock in the library. The CPU side of a batched comparison is
+// then what the library lets the cores do, not what they can; the finding says which rows, and
+// the library's known cause.
+std::optional<std::string> batch_threads_idle(const rule_input& in, std::vector<finding>& out) {
+  std::vector<row_id> idle;
+  const row_record* worst = nullptr;
+  double worst_share = 1;
+  for (const auto* r : in.rows) {
+    const auto threads = r->counter("batch_threads"), cores = r->counter("cpu_self_busy");
+    if (r->id.device != row_device::cpu || !r->id.batched() || !threads || !cores || !(*threads > 1)) continue;
+    if (!load_met(*r).empty() || *cores >= *threads / limits::cores_ratio) continue;
+    idle.push_back(r->id);
+    if (*cores / *threads < worst_share) {
+      worst_share = *cores / *threads;
+      worst = r;
+    }
+  }
+  if (!worst) return std::nullopt;
+  const std::string vendor = in.fact(*worst, "blas_vendor"), version = in.fact(*worst, "blas_version");
+  const std::string cause = solvebench::cpu::known_batch_cause(vendor, version, in.fact(*worst, "blas_variant"),
+                                                               in.fact(*worst, "blas_config"));
+  out.push_back({"batch_threads_idle", severity_warning, idle,
+                 count(idle.size(), "CPU batched row") + " kept fewer than 1/" + sig3(limits::cores_ratio) +
+                     " of their loop's threads busy on a host nothing else loaded, the fewest " + worst->name + " (" +
+                     sig3(*worst->counter("cpu_self_busy")) + " cores for " + whole(*worst->counter("batch_threads")) +
+                     " threads): the threads waited, for each other or for a lock in the library, so the CPU side "
+                     "of a batched comparison is what the library lets the cores do. Library: " +
+                     (vendor.empty() ? std::string("unknown BLAS") : vendor + " " + version) + ". " + row_list(idle) +
+                     "." + (cause.empty() ? " No known cause for this library." : ""),
+                 cause});
+  return std::nullopt;
+}
+
 // A row faster than the bound its own run's probes give (ceilings.cpp: the critical path of a
 // look-ahead of one, a call's latency per block): the bound leaves out something the library does
 // (a deeper look-ahead, a different blocking) or a probe is slow, so the bound is wrong, not the row.
@@ -298,6 +333,7 @@ const std::vector<rule>& row_rules() {
       {"transfer_faster_than_bus", transfer_faster_than_bus},
       {"transfer_faster_than_resident", transfer_faster_than_resident},
       {"noisy_row", noisy_row},
+      {"batch_threads_idle", batch_threads_idle},
       {"bound_beaten", bound_beaten},
   };
   return rules;

@@ -15,4 +15,10 @@ namespace solvebench::cpu {
 std::string known_driver_cause(const std::string& vendor, const std::string& version, char precision, long long n,
                                long long nrhs);
 
+// Why a CPU batched row's loop, each of its threads calling the library for one system at a
+// time, kept fewer cores busy than it has threads, or "" when no known cause matches. `variant`
+// and `config` are the blas_variant and blas_config facts (how the library threads).
+std::string known_batch_cause(const std::string& vendor, const std::string& version, const std::string& variant,
+                              const std::string& config);
+
 }  // namespace solvebench::cpu
