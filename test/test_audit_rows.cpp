@@ -371,6 +371,24 @@ TEST(AuditBatchThreadsIdle, SilentOnACleanRunABusyLoopAndALoadedHost) {
   EXPECT_TRUE(findings_of(bench::run_audit(run), "batch_threads_idle").empty());
 }
 
+// The loop's team, not the BLAS's thread count, is what a batched row's cores are held to: the
+// same test short_of_threads makes for every rule (one place).
+TEST(AuditBatchThreadsIdle, HoldsTheLoopToItsTeamNotToTheBlasThreads) {
+  auto run = clean_run();
+  auto& r = find_row(run, "CPU/dgesv_batched/n:32/batch:10000");
+  r.facts["blas_threads"] = "8";  // a one-thread BLAS in each of 2 loop threads on 1.7 cores: busy
+  r.counters["batch_threads"] = {2, 2, 2};
+  r.counters["cpu_self_busy"] = {1.7, 1.7, 1.7};
+  EXPECT_TRUE(findings_of(bench::run_audit(run), "batch_threads_idle").empty());
+  r.facts["blas_threads"] = "1";  // OPENBLAS_NUM_THREADS=1 leaves the loop's team of 4 on 2.1 cores
+  r.counters["batch_threads"] = {4, 4, 4};
+  r.counters["cpu_self_busy"] = {2.1, 2.1, 2.1};
+  const auto report = bench::run_audit(run);
+  ASSERT_TRUE(names(report, "batch_threads_idle", "CPU/dgesv_batched/n:32/batch:10000", "warning")) << console(report);
+  EXPECT_NE(findings_of(report, "batch_threads_idle").at(0).message.find("(2.10 cores for 4 threads)"),
+            std::string::npos);
+}
+
 // ----------------------------------------------------------------------------- output forms
 
 TEST(AuditConsole, ADirtyRunCountsAndNamesItsFindings) {

@@ -249,12 +249,11 @@ std::optional<std::string> batch_threads_idle(const rule_input& in, std::vector<
   const row_record* worst = nullptr;
   double worst_share = 1;
   for (const auto* r : in.rows) {
-    const auto threads = r->counter("batch_threads"), cores = r->counter("cpu_self_busy");
-    if (r->id.device != row_device::cpu || !r->id.batched() || !threads || !cores || !(*threads > 1)) continue;
-    if (!load_met(*r).empty() || *cores >= *threads / limits::cores_ratio) continue;
+    if (!r->id.batched() || !load_met(*r).empty() || short_of_threads(in, *r).empty()) continue;
     idle.push_back(r->id);
-    if (*cores / *threads < worst_share) {
-      worst_share = *cores / *threads;
+    const double share = *r->counter("cpu_self_busy") / *r->counter("batch_threads");
+    if (share < worst_share) {
+      worst_share = share;
       worst = r;
     }
   }
@@ -318,11 +317,14 @@ std::optional<std::string> bound_beaten(const rule_input& in, std::vector<findin
 }  // namespace
 
 std::string short_of_threads(const rule_input& in, const row_record& r) {
-  const auto threads = in.fact_number(r, "blas_threads"), cores = r.counter("cpu_self_busy");
+  // A batched row's threads are its loop's team, each calling a one-thread BLAS.
+  const bool batched = r.id.batched();
+  const auto threads = batched ? r.counter("batch_threads") : in.fact_number(r, "blas_threads");
+  const auto cores = r.counter("cpu_self_busy");
   if (r.id.device != row_device::cpu || r.id.role == row_role::spread || !threads || !cores || !(*threads > 1))
     return "";
   if (*cores >= *threads / limits::cores_ratio) return "";
-  return "ran " + whole(*threads) + " BLAS threads on " + sig3(*cores) +
+  return "ran " + whole(*threads) + (batched ? " loop threads on " : " BLAS threads on ") + sig3(*cores) +
          " cores (its CPU time over its loop's wall time)";
 }
 

@@ -54,9 +54,9 @@ const std::vector<rule>& scan_rules();     // neighbouring sizes of a size scan:
 std::string load_met(const row_record& r);
 
 // What the rules that hold rows against each other judge a row by (audit_rows.cpp), beside its
-// between-run noise (rerun_noise_pct, record.hpp): whether a CPU row that runs on the BLAS's threads had the cores its
-// threads need: "ran 2 BLAS threads on 1.1 cores" when it used fewer than blas_threads / limits::cores_ratio (its CPU
-// time over its loop's wall time, cpu_self_busy), "" when it had them or nothing says.
+// between-run noise (rerun_noise_pct, record.hpp): whether a CPU row had the cores its threads need: "ran 2 BLAS
+// threads on 1.1 cores" when it used fewer than blas_threads (a batched row: its loop's batch_threads) /
+// limits::cores_ratio (its CPU time over its loop's wall time, cpu_self_busy), "" when it had them or nothing says.
 std::string short_of_threads(const rule_input& in, const row_record& r);
 
 // Rows measured at different moments compare only on a quiet host: another process that held
