@@ -79,13 +79,41 @@ TEST(Sampler, DriftingCallsStopWhereTheyAre) {
   EXPECT_LT(sb::median(s.ms()), 2.25);
 }
 
-// A slowly falling time: the halves differ by 2%, beyond chance, and by more than the 1% goal.
-TEST(Sampler, AFallingTimeIsDriftToo) {
+// A time that keeps falling is warming up until the round's allowance (max_wall_factor x
+// max_time of timed calls, the dropped ones included) is spent; then it is drift, where it stands.
+TEST(Sampler, AFallingTimeIsDriftOnceItsWarmUpIsSpent) {
   const sb::sampling policy;
   sb::sampler s(policy);
-  run(s, [](long long i) { return 2.0 * (1 - 0.002 * static_cast<double>(i)) * (1 + 0.002 * draw(i)); });
+  const long long calls =
+      run(s, [](long long i) { return 2.0 * (1 - 0.002 * static_cast<double>(i)) * (1 + 0.002 * draw(i)); });
   ASSERT_TRUE(s.drift_pct());
   EXPECT_LT(*s.drift_pct(), -1);
+  EXPECT_GT(s.warm_up_calls(), 0);
+  EXPECT_EQ(s.warm_up_calls() + static_cast<long long>(s.ms().size()), calls);
+  EXPECT_LT(calls, 300);  // 0.4 s of calls of 1.4-2 ms, not more
+}
+
+// CPU/sgetrs/n:4096 on the 2-core VM (ten default sweeps at ac143b3, s2's third process, its calls
+// as recorded, then steady): 5.05 ms falling to 2.8 ms over 8 calls while its factors settle in the
+// host's cache. The round used to stop there on drift with a median of 2.87 ms where rounds that
+// ran on had 2.6-2.7; it now drops the falling calls as warm-up and times the settled ones.
+TEST(Sampler, CallsThatSpeedUpAreWarmUpNotTheMedian) {
+  const std::vector<double> recorded = {5.05, 4.17, 3.78, 3.45, 3.13, 2.94, 2.9,  2.97, 2.85, 2.84, 2.96, 2.91,
+                                        2.82, 2.83, 2.89, 2.82, 2.76, 2.89, 2.86, 2.77, 2.84, 2.87, 2.79, 2.79};
+  const auto call = [&](long long i) {
+    const auto k = static_cast<std::size_t>(i);
+    return k < recorded.size() ? recorded[k] : 2.8 * (1 + 0.02 * (draw(i) - 0.5));
+  };
+  const sb::sampling policy;
+  sb::sampler s(policy);
+  run(s, call);
+  EXPECT_FALSE(s.drift_pct());
+  EXPECT_GE(s.warm_up_calls(), 5);  // the calls above 3 ms at least
+  for (double ms : s.ms()) EXPECT_LT(ms, 3.0);
+  EXPECT_NEAR(sb::median(s.ms()), 2.8, 0.06);
+  sb::sampler steady(policy);  // calls that do not speed up drop nothing
+  run(steady, [](long long i) { return 2.0 * (1 + 0.001 * draw(i)); });
+  EXPECT_EQ(steady.warm_up_calls(), 0);
 }
 
 // A step is drift only beyond the precision the round samples to: 0.5% is drift against a goal

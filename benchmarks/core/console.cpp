@@ -64,6 +64,7 @@ std::vector<std::string> notes_of(const json& e) {
   if (const auto v = get(e, "systems/s")) out.push_back(sig3(*v / 1e6) + " Msystems/s");
   if (const auto v = get(e, "worst_system")) out.push_back("worst system " + format("%.0f", *v));
   if (const auto v = get(e, "J/solve")) out.push_back(sig3(*v) + " J/solve");
+  if (const auto v = get(e, "warm_up_calls")) out.push_back("warmed up over " + format("%.0f", *v) + " more calls");
   if (const auto v = get(e, "drift_pct")) out.push_back("drifted " + format("%+.1f", *v) + "% in its round");
   if (const auto v = get(e, "restore_pct"); v && *v > 50) out.push_back("restore " + sig3(*v) + "% of wall");
   for (std::size_t i = 0; i + 1 < out.size(); ++i) out[i] += ",";

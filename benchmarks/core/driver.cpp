@@ -135,8 +135,11 @@ void add_common_context(const common_options& opt, const sampling& s) {
                        : "at least " + std::to_string(s.min_samples) + " call(s) and " + format("%g", s.min_time) +
                              " s, then, with " + std::to_string(s.noise_samples) +
                              " calls or more, until its median is known to " + format("%g", s.max_noise_pct) + "% or " +
-                             format("%g", s.max_time) + " s or its calls drift (drift_pct), at most " +
-                             format("%g", s.max_wall_factor * s.min_time) + " s of wall clock once it has them") +
+                             format("%g", s.max_time) + " s or its calls slow down (drift_pct), at most " +
+                             format("%g", s.max_wall_factor * s.min_time) + " s of wall clock once it has them; " +
+                             "calls that speed up drop their earlier half as warm-up (warm_up_calls) and sample on, "
+                             "within " +
+                             format("%g", s.max_wall_factor * s.max_time) + " s") +
           "; a call of " + format("%g", s.long_cap) + " s or more is its own warm-up; no further round once a " +
           "row's rounds have taken " + format("%g", s.round_budget) + " s a round asked for");
   if (opt.scan) {

@@ -151,19 +151,21 @@ void session::run_row(benchmark::State& state, row_key k) {
         seconds_since(wall0) + (long_row ? warm_up->wall : 0);  // the warm-up call counts where it is a sample
     const double resid = f.check();
     const auto& ms = samples.ms();
-    double timed = 0;
+    double timed = samples.warm_up_s();  // calls, not restores, for restore_pct
     for (double t : ms) timed += t / 1e3;
     state.counters["GFLOP/s"] = benchmark::Counter(f.flops() / 1e9, benchmark::Counter::kIsIterationInvariantRate);
     state.counters["resid"] = resid;
     state.counters["samples"] = static_cast<double>(ms.size());
     if (const auto noise = median_noise_pct(ms)) state.counters["noise_within_pct"] = *noise;
     if (const auto drift = samples.drift_pct()) state.counters["drift_pct"] = *drift;
+    if (samples.warm_up_calls() > 0) state.counters["warm_up_calls"] = static_cast<double>(samples.warm_up_calls());
     const double restore_pct = wall > 0 ? 100.0 * std::max(0.0, wall - timed) / wall : 0;
     state.counters["restore_pct"] = restore_pct;
     f.add_counters(state);
     if (probe) {
-      for (const auto& [key, value] : probe->counters(f.flops(), static_cast<long long>(ms.size())))
-        state.counters[key] = value;
+      // The probe saw every call of the loop, the warm-up dropped from it included (J/solve).
+      const auto calls = static_cast<long long>(ms.size()) + samples.warm_up_calls();
+      for (const auto& [key, value] : probe->counters(f.flops(), calls)) state.counters[key] = value;
       say_once(*backend, probe->unavailable_reason());
     }
     entry.calls.push_back({subsample(ms), restore_pct});

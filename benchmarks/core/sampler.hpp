@@ -11,8 +11,11 @@ namespace solvebench::bench {
 // timed; then, where it has noise_samples calls or more, until its median is known to
 // max_noise_pct or it has max_time seconds, or its calls drift (below); but never longer than
 // max_wall_factor x min_time of wall clock once it has noise_samples calls; exact > 0: exactly
-// that many calls. A row's first call in a process is an untimed warm-up (and in later rounds
-// too when a call takes less than min_time); a first call of long_cap seconds or more is its
+// that many calls. Calls that speed up beyond chance are still warming up: the earlier half is
+// dropped as warm-up and the round samples on, within max_wall_factor x max_time (of wall
+// clock, and of timed calls, the dropped ones included); calls that slow down stop it where
+// they are. A row's first call in a process is an untimed warm-up (and in later rounds too
+// when a call takes less than min_time); a first call of long_cap seconds or more is its
 // round's only sample. A row gets no further round in a process once its rounds there have
 // taken round_budget seconds a round asked for (wall time: building, sampling and checking;
 // core/rounds.hpp), so that a row of long calls or a costly problem is not run R times.
@@ -48,6 +51,9 @@ class sampler {
   const std::vector<double>& ms() const { return ms_; }
   // Where the round stopped on drift: the later half's median against the earlier half's, in %.
   std::optional<double> drift_pct() const { return drift_pct_; }
+  // The calls dropped as warm-up because the calls after them ran faster.
+  long long warm_up_calls() const { return warm_up_calls_; }
+  double warm_up_s() const { return dropped_s_; }  // their timed seconds
 
  private:
   std::optional<double> drift() const;
@@ -56,6 +62,8 @@ class sampler {
   std::chrono::steady_clock::time_point wall0_;
   std::vector<double> ms_;
   double timed_ = 0;
+  double dropped_s_ = 0;  // the timed seconds of the calls dropped as warm-up
+  long long warm_up_calls_ = 0;
   long long next_check_ = 0;
   std::optional<double> drift_pct_;
 };
