@@ -62,12 +62,13 @@ bool sampler::enough() {
   // the 2-core VM's cache: 5.2 ms a call falling to 2.7 ms over 5-16 calls, so that its median
   // was where the round stopped); calls that slow down do not settle.
   const double allowance = s_.max_wall_factor * s_.max_time;
-  if (*drift_pct_ < 0 && timed_ + dropped_s_ < allowance && seconds_since(wall0_) < allowance) {
-    const auto half = static_cast<std::ptrdiff_t>(ms_.size() / 2);
-    for (auto it = ms_.begin(); it != ms_.begin() + half; ++it) dropped_s_ += *it / 1e3;
-    ms_.erase(ms_.begin(), ms_.begin() + half);
-    timed_ = std::accumulate(ms_.begin(), ms_.end(), 0.0) / 1e3;
-    warm_up_calls_ += half;
+  if (*drift_pct_ < 0 && timed_ + warm_up_s_ < allowance && seconds_since(wall0_) < allowance) {
+    const auto half = ms_.begin() + static_cast<std::ptrdiff_t>(ms_.size() / 2);
+    const double dropped = std::accumulate(ms_.begin(), half, 0.0) / 1e3;
+    warm_up_calls_ += half - ms_.begin();
+    ms_.erase(ms_.begin(), half);
+    warm_up_s_ += dropped;
+    timed_ -= dropped;
     next_check_ = 0;
     drift_pct_.reset();
     return false;

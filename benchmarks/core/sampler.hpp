@@ -53,7 +53,7 @@ class sampler {
   std::optional<double> drift_pct() const { return drift_pct_; }
   // The calls dropped as warm-up because the calls after them ran faster.
   long long warm_up_calls() const { return warm_up_calls_; }
-  double warm_up_s() const { return dropped_s_; }  // their timed seconds
+  double warm_up_s() const { return warm_up_s_; }  // their timed seconds
 
  private:
   std::optional<double> drift() const;
@@ -62,7 +62,7 @@ class sampler {
   std::chrono::steady_clock::time_point wall0_;
   std::vector<double> ms_;
   double timed_ = 0;
-  double dropped_s_ = 0;  // the timed seconds of the calls dropped as warm-up
+  double warm_up_s_ = 0;  // the timed seconds of the calls dropped as warm-up
   long long warm_up_calls_ = 0;
   long long next_check_ = 0;
   std::optional<double> drift_pct_;
